@@ -11,7 +11,7 @@
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import { cloneJson, isPlainObject } from '../../json';
+import { cloneJson, isPlainObject, setKey } from '../../json';
 import { kindOf } from '../../not-json';
 import {
   ANNOTATION_KEYWORDS,
@@ -492,23 +492,19 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
       out[name] = value.map((item, index) => translateNode(item, [...here, String(index)], ctx, false));
     } else if (SUBSCHEMA_MAP_KEYWORDS.has(keyword) && isPlainObject(value)) {
       const map: JsonObject = {};
-      for (const [key, child] of Object.entries(value)) {
-        Object.defineProperty(map, key, {
-          value: translateNode(child, [...here, key], ctx, false),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
+      for (const [key, child] of Object.entries(value))
+        setKey(map, key, translateNode(child, [...here, key], ctx, false));
       out[name] = map;
     } else if (keyword === 'dependencies' && isPlainObject(value)) {
       for (const [key, dependency] of Object.entries(value)) {
         const target = Array.isArray(dependency) ? 'dependentRequired' : 'dependentSchemas';
         if (!isPlainObject(out[target])) out[target] = {};
-        const holder = out[target] as JsonObject;
-        holder[key] = Array.isArray(dependency)
-          ? dependency
-          : translateNode(dependency, [...here, key], ctx, false);
+        // setKey: a dependency on a property named `__proto__` stays one.
+        setKey(
+          out[target] as JsonObject,
+          key,
+          Array.isArray(dependency) ? dependency : translateNode(dependency, [...here, key], ctx, false),
+        );
       }
     } else if (keyword === 'id' && dialect === '4' && typeof value === 'string') {
       if (value.startsWith('#')) out.$anchor = value.slice(1);

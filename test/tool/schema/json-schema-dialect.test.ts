@@ -85,6 +85,25 @@ describe('JSON Schema parameters of each draft, announced in 2020-12', () => {
     });
   });
 
+  it('keeps a draft-07 dependency on a property named __proto__, announced and validated', async () => {
+    const parsed = (dependency: string) =>
+      JSON.parse(`{"$schema":"${D7}","type":"object","dependencies":{"__proto__":${dependency}}}`);
+    expect(JSON.stringify(to202012(parsed('["y"]')))).toBe(
+      '{"type":"object","dependentRequired":{"__proto__":["y"]}}',
+    );
+    const schema = parsed('{"required":["x"]}');
+    expect(JSON.stringify(to202012(schema))).toBe(
+      '{"type":"object","dependentSchemas":{"__proto__":{"required":["x"]}}}',
+    );
+    const echo = tool({ name: 't', description: 'd', parameters: schema, execute: () => 'ran' });
+    const refused = await invokeTool(echo, JSON.parse('{"__proto__":1}'));
+    expect([refused.status, refused.output]).toEqual([
+      'invalid_arguments',
+      'Invalid arguments for t: x: expected any value, received nothing',
+    ]);
+    expect((await invokeTool(echo, JSON.parse('{"__proto__":1,"x":2}'))).status).toBe('ok');
+  });
+
   it('2019-09: tuples and a root $recursiveRef; prefixItems is not a 2019-09 keyword', () => {
     expect(
       to202012({
