@@ -492,6 +492,8 @@ function refuseConnectedWithoutTools(mcpServer: McpServer): void {
 /**
  * Refuses, before anything is registered, a tool whose name the McpServer has already (enabled or not): its
  * `registerTool` would throw, and its `experimental.tasks.registerToolTask` would replace that tool silently.
+ * A name every object has (`constructor`, `toString`, `__proto__`) is refused too: the SDK's registry is a plain
+ * object, so its `registerTool` says such a tool is registered already, and `__proto__` would be lost.
  * The MCP SDK 1.x keeps its tools in `_registeredTools` (not in its public types); a server whose tools cannot be
  * read is not checked here, and its `registerTool` says what it refuses.
  * @throws ToolDefinitionError `duplicate_tool` naming the tool.
@@ -499,6 +501,17 @@ function refuseConnectedWithoutTools(mcpServer: McpServer): void {
 function refuseRegisteredNames(mcpServer: McpServer, tools: readonly { readonly name: string }[]): void {
   const known = (mcpServer as unknown as { _registeredTools?: unknown })._registeredTools;
   if (typeof known !== 'object' || known === null) return;
+  // The MCP SDK asks `_registeredTools[name]`: a name an object inherits (`constructor`) reads as taken.
+  const inherited = tools.find(
+    (served) =>
+      !Object.hasOwn(known, served.name) && (known as Record<string, unknown>)[served.name] !== undefined,
+  );
+  if (inherited !== undefined) {
+    throw new ToolDefinitionError(
+      'duplicate_tool',
+      `registerMcpTools(): the MCP server cannot take a tool named ${JSON.stringify(inherited.name)}: its registry of tools is a plain object, where ${inherited.name} is taken by every object (rename the tool)`,
+    );
+  }
   const taken = tools.find((served) => Object.hasOwn(known, served.name));
   if (taken === undefined) return;
   throw new ToolDefinitionError(

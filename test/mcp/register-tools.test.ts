@@ -266,6 +266,21 @@ describe('registerMcpTools', () => {
     expect(registerTool).not.toHaveBeenCalled();
   });
 
+  it("refuses a name the server's registry reads as taken by Object's own members, saying why", () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const mcpServer = server();
+      const named = tool({ name, description: 'A tool.', execute: () => '' });
+      expect(() => registerMcpTools(mcpServer, [order, named])).toThrow(
+        new ToolDefinitionError(
+          'duplicate_tool',
+          `registerMcpTools(): the MCP server cannot take a tool named ${JSON.stringify(name)}: its registry of tools is a plain object, where ${name} is taken by every object (rename the tool)`,
+        ),
+      );
+      // Refused before anything is registered.
+      expect(registerMcpTools(mcpServer, [order])).toHaveLength(1);
+    }
+  });
+
   it('refuses a first argument that is not an McpServer, saying what it is and what to give', () => {
     const low = new McpServer({ name: 'low', version: '1.0.0' }).server;
     expect(() => registerMcpTools(low as never, [order])).toThrow(
