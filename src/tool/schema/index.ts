@@ -362,13 +362,17 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
     const code = library ? 'unsupported_schema' : kindCode;
     // The code that reads it could not be loaded (the Node entry's zod 3 converter, src/node.ts).
     const unread = error instanceof ToolwireError && error.code === 'load_failed';
+    // Read by walks that recurse: a schema nested thousands of levels deep overflows the stack.
+    const tooDeep = error instanceof RangeError && /stack/i.test(reason);
     const what = unread
       ? 'could not be read'
-      : library
-        ? 'cannot be expressed as JSON Schema'
-        : error instanceof UnsatisfiableSchemaError
-          ? 'holds a schema no value can pass'
-          : 'is not a valid JSON Schema';
+      : tooDeep
+        ? 'nests too deeply to be read (name a part that repeats once and refer to it: $defs and $ref)'
+        : library
+          ? 'cannot be expressed as JSON Schema'
+          : error instanceof UnsatisfiableSchemaError
+            ? 'holds a schema no value can pass'
+            : 'is not a valid JSON Schema';
     throw new ToolDefinitionError(code, `${origin.owner}: ${origin.field} ${what}: ${reason}`, {
       cause: error,
     });

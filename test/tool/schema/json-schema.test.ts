@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import { invokeTool, tool } from '../../../src/index';
-import { expectDefinitionError } from '../../fixtures/schema/definition-error';
+import { definitionRefusal, expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const echo = (input: unknown) => input;
 
@@ -253,6 +253,18 @@ describe('JSON Schema parameters', () => {
     expect(shared.definition.parameters.properties).toEqual({ from: id, to: id });
     expect((await invokeTool(shared, { from: '', to: 'b' })).output).toBe(
       'Invalid arguments for shared: from: expected a string of at least 1 character, received a string of 0 characters',
+    );
+  });
+
+  it('says a schema nested thousands of levels deep is too deep, and how to write it', () => {
+    let nested: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 5_000; level++) nested = { type: 'object', properties: { a: nested } };
+    const refused = definitionRefusal(() =>
+      tool({ name: 'deep', description: 'd', parameters: nested, execute: echo }),
+    );
+    expect(refused.code).toBe('invalid_parameters');
+    expect(refused.message).toMatch(
+      /^tool "deep": parameters nests too deeply to be read \(name a part that repeats once and refer to it: \$defs and \$ref\): \S/,
     );
   });
 
