@@ -18,7 +18,12 @@ import type * as OnDemand from '../../src/code-on-demand';
 import type * as Core from '../../src/index';
 import * as nodeEntry from '../../src/node';
 import { controlLoads } from '../helpers/code-loads';
-import { type MemoryPeer, type MemorySocketPair, memorySocketPair } from '../helpers/memory-socket';
+import {
+  type MemoryPeer,
+  type MemorySocketPair,
+  memorySocketPair,
+  welcomeFrame,
+} from '../helpers/memory-socket';
 import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '../runtimes/optional-parts.mjs';
 
 /** The core with nothing registered, its parts' code, and the seam that sets how code loads. */
@@ -71,13 +76,7 @@ function service(parts?: typeof Parts.callParts) {
         const frame = JSON.parse(text) as { type: string; callId: string; status: string; output: string };
         if (frame.type === 'hello') {
           atHello.push(loaded(parts));
-          connected.send({
-            type: 'welcome',
-            sessionId: 's1',
-            resumed: false,
-            heartbeatIntervalMs: 15_000,
-            maxPayloadBytes: 1_048_576,
-          });
+          connected.send(welcomeFrame());
         } else if (frame.type === 'tool_result') {
           results.push({ callId: frame.callId, status: frame.status, output: frame.output });
         }

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Calls from '../../src/client/calls';
 import type * as Core from '../../src/index';
 import { controlLoads } from '../helpers/code-loads';
-import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { type MemoryPeer, memorySocketPair, welcomeFrame } from '../helpers/memory-socket';
 
 /**
  * The core with nothing registered, its approvals code, and the loads of that code set by `loads` (see
@@ -44,13 +44,7 @@ function service(code: typeof Calls.approvalsCode) {
         const frame = JSON.parse(text) as { type: string; callId: string; status: string; output: string };
         if (frame.type === 'hello') {
           atHello.push(code.code !== undefined);
-          connected.send({
-            type: 'welcome',
-            sessionId: 's1',
-            resumed: false,
-            heartbeatIntervalMs: 15_000,
-            maxPayloadBytes: 1_048_576,
-          });
+          connected.send(welcomeFrame());
         } else if (frame.type === 'approval_request') {
           connected.send({
             type: 'tool_call',

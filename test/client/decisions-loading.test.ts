@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../../src/limits';
 import { controlLoads } from '../helpers/code-loads';
-import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { type MemoryPeer, memorySocketPair, welcomeFrame } from '../helpers/memory-socket';
 
 /** The core with nothing registered, the loads of its decision code set by `loads` (see {@link controlLoads}). */
 async function freshCore(loads: { held?: boolean; offline?: boolean } = {}) {
@@ -34,14 +34,7 @@ function service() {
       connected.onMessage = (text) => {
         const frame = JSON.parse(text) as { type: string; callId: string; requestId?: string };
         if (frame.type === 'hello') {
-          connected.send({
-            type: 'welcome',
-            sessionId: 's1',
-            resumed: false,
-            heartbeatIntervalMs: 15_000,
-            maxPayloadBytes: 1_048_576,
-            features: ['decisions'],
-          });
+          connected.send(welcomeFrame({ features: ['decisions'] }));
         } else if (frame.type === 'approval') {
           approvals.push(frame);
           if (frame.requestId !== undefined && state.answering) {

@@ -148,3 +148,18 @@ export function memorySocketPair(
     },
   };
 }
+
+/**
+ * The `welcome` a service sends a client's `hello` in tests, with `extra` fields (`features`, …) added: session
+ * `s1`, not resumed, a heartbeat every 15 s, frames up to 1 MiB.
+ */
+export function welcomeFrame(extra?: object): object {
+  return {
+    type: 'welcome',
+    sessionId: 's1',
+    resumed: false,
+    heartbeatIntervalMs: 15_000,
+    maxPayloadBytes: 1_048_576,
+    ...extra,
+  };
+}

@@ -6,7 +6,7 @@
  * that records the frame types of each union made.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { type MemoryPeer, memorySocketPair, welcomeFrame } from '../helpers/memory-socket';
 
 /** The options of each discriminated union made since the module graph was loaded afresh (read once all is loaded). */
 const made = vi.hoisted(() => ({ unions: [] as unknown[][] }));
@@ -55,14 +55,7 @@ describe('the schemas of the frames a client sends', () => {
         peer = connected;
         connected.onMessage = (text) => {
           const frame = JSON.parse(text) as { type: string; output?: string };
-          if (frame.type === 'hello')
-            connected.send({
-              type: 'welcome',
-              sessionId: 's1',
-              resumed: false,
-              heartbeatIntervalMs: 15_000,
-              maxPayloadBytes: 1_048_576,
-            });
+          if (frame.type === 'hello') connected.send(welcomeFrame());
           else if (frame.type === 'tool_result') results.push(frame.output ?? '');
         };
       },
