@@ -109,6 +109,17 @@ interface NeedsOf {
   readonly sensitiveFieldNames?: readonly string[];
 }
 
+/**
+ * Whether calls of a tool with `internals`, under host options `options`, may ask for approval: its `needsApproval`
+ * is set, or a policy may require it. A tool with only `allowedAgentNames` passes the gate without asking.
+ */
+export function mayAskApproval(
+  internals: NeedsOf | undefined,
+  options?: Pick<CallOptions, 'policies'>,
+): boolean {
+  return (options?.policies?.length ?? 0) > 0 || (internals?.needsApproval ?? false) !== false;
+}
+
 /** The parts calls of a tool with `internals` need, under host options `options` (their `policies`). */
 export function partsFor(
   internals: NeedsOf | undefined,

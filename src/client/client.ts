@@ -10,7 +10,14 @@
 import { EventEmitter } from 'eventemitter3';
 import { decodeArguments } from '../call/arguments';
 import { readDecideArguments } from '../call/decision';
-import { type CallParts, callParts, type PartName, partsFor, preloadParts } from '../call/parts';
+import {
+  type CallParts,
+  callParts,
+  mayAskApproval,
+  type PartName,
+  partsFor,
+  preloadParts,
+} from '../call/parts';
 import { duplicateTool, ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -838,7 +845,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     // Its calls may ask for approval: ./approvals.ts starts loading now (a call that asks first waits for it).
     if (
       approvalsCode.code === undefined &&
-      items.some((item) => partsFor(toolInternals(item)).includes('gate'))
+      items.some((item) => mayAskApproval(toolInternals(item), { policies: this.#policies }))
     )
       approvalsCode.load().catch(() => {});
     this.#calls.toolsChanged();
@@ -903,13 +910,18 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   #codeToLoad(): Map<string, Promise<unknown>> | undefined {
     const registry = this.#registry;
-    const names = new Set<PartName>(partsFor(undefined, { policies: this.#policies }));
-    for (const name of registry.names())
-      for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
+    const policies = { policies: this.#policies };
+    const names = new Set<PartName>(partsFor(undefined, policies));
+    let mayAsk = mayAskApproval(undefined, policies);
+    for (const name of registry.names()) {
+      const internals = toolInternals(registry.get(name));
+      for (const part of partsFor(internals)) names.add(part);
+      mayAsk ||= mayAskApproval(internals);
+    }
     const loads = new Map<string, Promise<unknown>>();
     for (const name of names) if (callParts[name].code === undefined) loads.set(name, callParts[name].load());
-    // A call past the gate may ask for approval: who decides it is ./approvals.ts.
-    if (names.has('gate') && approvalsCode.code === undefined) loads.set('approvals', approvalsCode.load());
+    // A call that may ask for approval: who decides it is ./approvals.ts.
+    if (mayAsk && approvalsCode.code === undefined) loads.set('approvals', approvalsCode.load());
     if (this.#tracing !== undefined && tracingCode.code === undefined)
       loads.set('tracing', tracingCode.load());
     return loads.size === 0 ? undefined : loads;

@@ -94,6 +94,35 @@ describe('who decides approvals, loaded with import()', () => {
     await client.close({ drain: false });
   });
 
+  it('is not loaded for a tool that only names the agents allowed to call it, added or given', async () => {
+    const { core, code, loads } = await freshCore();
+    const { pair, atHello, results, call } = service(code);
+    const allowed = (name: string) =>
+      core.tool({ name, description: 'Agents.', allowedAgentNames: ['Support'], execute: () => 'ran' });
+    const client = new core.Client({
+      url: 'ws://s',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [allowed('given')],
+    });
+    await client.connect();
+    client.addTool(allowed('added'));
+    // The gate decides such a call by itself: a call of no agent it names is refused, asking no one.
+    call('c1', 'added');
+    await vi.waitFor(() =>
+      expect(results).toEqual([
+        {
+          callId: 'c1',
+          status: 'rejected',
+          output: 'added was not run: the calling agent is unknown, and only some agents may call it.',
+        },
+      ]),
+    );
+    expect(atHello).toEqual([false]);
+    expect(loads.begun).toBe(0);
+    await client.close({ drain: false });
+  });
+
   it('is loaded by connect() before hello when a tool may ask, and its calls are decided by the service', async () => {
     const { core, code, loads } = await freshCore();
     const { pair, atHello, results, call } = service(code);
