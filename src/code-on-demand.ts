@@ -19,10 +19,13 @@ const names = new Set<string>();
 
 /**
  * What `load` imports; a failed import is `ToolwireError` `load_failed`, `toolwire could not load its <what>
- * code[ (<hint>)]: <reason>` (the import's error as `cause`).
+ * code[ (<hint>)]: <reason>` (the import's error as `cause`), or, when what failed was other code it needs, that
+ * code's own `load_failed`.
  */
 function loadCode<T>(what: string, load: () => Promise<T>, hint: string | undefined): Promise<T> {
   return load().catch((error: unknown) => {
+    // Code whose load needs other code that failed: that code's own failure names it, said once.
+    if (error instanceof ToolwireError && error.code === 'load_failed') throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const why = hint === undefined ? '' : ` (${hint})`;
     throw new ToolwireError('load_failed', `toolwire could not load its ${what} code${why}: ${reason}`, {

@@ -50,6 +50,20 @@ describe('CodeOnDemand', () => {
     await expect(code.load()).resolves.toEqual({ made: 2 });
   });
 
+  it("fails code that needs other code whose load failed with that code's own error, said once", async () => {
+    const { code: needed, imports } = codeNamed('test-needed');
+    imports.failing = true;
+    const needing = new CodeOnDemand('test-needing', async () => ({ needed: await needed.load() }));
+    const error = (await needing.load().catch((thrown: unknown) => thrown)) as ToolwireError;
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'load_failed',
+      message: 'toolwire could not load its test-needed code: the network is down',
+    });
+    expect(needing.code).toBeUndefined();
+    imports.failing = false;
+    await expect(needing.load()).resolves.toEqual({ needed: { made: 2 } });
+  });
+
   it('lets a test hold a load until it arrives, or fail it, by the code name, the real import still used', async () => {
     const { code, imports } = codeNamed('test-seam');
     const loads = controlLoads(setCodeLoader, 'test-seam', { held: true, offline: true });
