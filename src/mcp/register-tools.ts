@@ -501,22 +501,15 @@ function refuseConnectedWithoutTools(mcpServer: McpServer): void {
 function refuseRegisteredNames(mcpServer: McpServer, tools: readonly { readonly name: string }[]): void {
   const known = (mcpServer as unknown as { _registeredTools?: unknown })._registeredTools;
   if (typeof known !== 'object' || known === null) return;
-  // The MCP SDK asks `_registeredTools[name]`: a name an object inherits (`constructor`) reads as taken.
-  const inherited = tools.find(
-    (served) =>
-      !Object.hasOwn(known, served.name) && (known as Record<string, unknown>)[served.name] !== undefined,
-  );
-  if (inherited !== undefined) {
-    throw new ToolDefinitionError(
-      'duplicate_tool',
-      `registerMcpTools(): the MCP server cannot take a tool named ${JSON.stringify(inherited.name)}: its registry of tools is a plain object, where ${inherited.name} is taken by every object (rename the tool)`,
-    );
-  }
-  const taken = tools.find((served) => Object.hasOwn(known, served.name));
+  // As the MCP SDK asks: `_registeredTools[name]`, so a name every object has (`constructor`) reads as taken too.
+  const taken = tools.find((served) => (known as Record<string, unknown>)[served.name] !== undefined);
   if (taken === undefined) return;
+  const name = JSON.stringify(taken.name);
   throw new ToolDefinitionError(
     'duplicate_tool',
-    `registerMcpTools(): the MCP server refused the tool ${JSON.stringify(taken.name)} (Tool ${taken.name} is already registered)`,
+    Object.hasOwn(known, taken.name)
+      ? `registerMcpTools(): the MCP server already has a tool named ${name} (remove it first, or rename one of them)`
+      : `registerMcpTools(): the MCP server cannot take a tool named ${name}: its registry of tools is a plain object, where ${taken.name} is taken by every object (rename the tool)`,
   );
 }
 

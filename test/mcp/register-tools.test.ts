@@ -240,7 +240,7 @@ describe('registerMcpTools', () => {
     expect(() => registerMcpTools(mcpServer, [order, failing])).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'registerMcpTools(): the MCP server refused the tool "charge" (Tool charge is already registered)',
+        'registerMcpTools(): the MCP server already has a tool named "charge" (remove it first, or rename one of them)',
       ),
     );
     // All or nothing: find_order, registered before the refusal, was removed again.
@@ -259,7 +259,7 @@ describe('registerMcpTools', () => {
     expect(() => registerMcpTools(mcpServer, [order, failing])).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'registerMcpTools(): the MCP server refused the tool "charge" (Tool charge is already registered)',
+        'registerMcpTools(): the MCP server already has a tool named "charge" (remove it first, or rename one of them)',
       ),
     );
     // Refused before anything is registered: the connected clients are told of no change.

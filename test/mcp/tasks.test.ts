@@ -89,7 +89,7 @@ describe('registerMcpTools({ tasks })', () => {
     expect(() => registerMcpTools(server, [exportTables, failing], { tasks: true })).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'registerMcpTools(): the MCP server refused the tool "charge" (Tool charge is already registered)',
+        'registerMcpTools(): the MCP server already has a tool named "charge" (remove it first, or rename one of them)',
       ),
     );
     const mcp = await linkedClient(server);
