@@ -9,9 +9,15 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Calls from '../../src/client/calls';
+import type { ClientOptions } from '../../src/client/client-options';
 import type * as Core from '../../src/index';
 import { controlLoads } from '../helpers/code-loads';
-import { type MemoryPeer, memorySocketPair, welcomeFrame } from '../helpers/memory-socket';
+import {
+  type MemoryPeer,
+  type MemorySocketPair,
+  memorySocketPair,
+  welcomeFrame,
+} from '../helpers/memory-socket';
 
 /**
  * The core with nothing registered, its approvals code, and the loads of that code set by `loads` (see
@@ -70,6 +76,15 @@ function service(code: typeof Calls.approvalsCode) {
 const gatedTool = (core: typeof Core) =>
   core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' });
 
+/** A client of `core` whose socket is one of `pair`'s, with `options` beside the URL and the key. */
+function clientOf(
+  core: typeof Core,
+  pair: MemorySocketPair,
+  options: Omit<ClientOptions, 'url' | 'apiKey' | 'WebSocket'>,
+): Core.Client {
+  return new core.Client({ url: 'ws://s', apiKey: 'key-1', WebSocket: pair.WebSocket, ...options });
+}
+
 const ping = (core: typeof Core) => core.tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' });
 
 afterEach(() => {
@@ -80,12 +95,7 @@ describe('who decides approvals, loaded with import()', () => {
   it('is not loaded by a client whose calls never ask, and its plain calls run', async () => {
     const { core, code, loads } = await freshCore();
     const { pair, atHello, results, call } = service(code);
-    const client = new core.Client({
-      url: 'ws://s',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [ping(core)],
-    });
+    const client = clientOf(core, pair, { tools: [ping(core)] });
     await client.connect();
     call('c1', 'ping');
     await vi.waitFor(() => expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'pong' }]));
@@ -99,12 +109,7 @@ describe('who decides approvals, loaded with import()', () => {
     const { pair, atHello, results, call } = service(code);
     const allowed = (name: string) =>
       core.tool({ name, description: 'Agents.', allowedAgentNames: ['Support'], execute: () => 'ran' });
-    const client = new core.Client({
-      url: 'ws://s',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [allowed('given')],
-    });
+    const client = clientOf(core, pair, { tools: [allowed('given')] });
     await client.connect();
     client.addTool(allowed('added'));
     // The gate decides such a call by itself: a call of no agent it names is refused, asking no one.
@@ -126,12 +131,7 @@ describe('who decides approvals, loaded with import()', () => {
   it('is loaded by connect() before hello when a tool may ask, and its calls are decided by the service', async () => {
     const { core, code, loads } = await freshCore();
     const { pair, atHello, results, call } = service(code);
-    const client = new core.Client({
-      url: 'ws://s',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [gatedTool(core)],
-    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const requested: string[] = [];
     client.on('approval_requested', (request) => requested.push(request.callId));
     await client.connect();
@@ -146,12 +146,7 @@ describe('who decides approvals, loaded with import()', () => {
   it('fails connect() with load_failed when it cannot load, and loads again at the next connect()', async () => {
     const { core, code, loads } = await freshCore({ offline: true });
     const { pair, atHello } = service(code);
-    const client = new core.Client({
-      url: 'ws://s',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [gatedTool(core)],
-    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const error = (await client.connect().catch((thrown: unknown) => thrown)) as Core.ToolwireError;
     expect({ name: error.name, code: error.code, message: error.message }).toEqual({
       name: 'ToolwireError',
@@ -168,7 +163,7 @@ describe('who decides approvals, loaded with import()', () => {
   it('holds a call of a tool added while connected until it arrives, then asks', async () => {
     const { core, code, loads } = await freshCore({ held: true });
     const { pair, results, call } = service(code);
-    const client = new core.Client({ url: 'ws://s', apiKey: 'key-1', WebSocket: pair.WebSocket, tools: [] });
+    const client = clientOf(core, pair, { tools: [] });
     await client.connect();
     client.addTool(gatedTool(core));
     expect(loads.begun).toBe(1);
@@ -185,7 +180,7 @@ describe('who decides approvals, loaded with import()', () => {
   it('ends a call whose approval code cannot load rejected, saying why; the next call loads again', async () => {
     const { core, code, loads } = await freshCore({ offline: true });
     const { pair, results, call } = service(code);
-    const client = new core.Client({ url: 'ws://s', apiKey: 'key-1', WebSocket: pair.WebSocket, tools: [] });
+    const client = clientOf(core, pair, { tools: [] });
     await client.connect();
     client.addTool(gatedTool(core));
     call('c1', 'gated');
@@ -209,10 +204,7 @@ describe('who decides approvals, loaded with import()', () => {
     const { core, code, loads } = await freshCore({ held: true });
     const { pair, results, call } = service(code);
     const asked: string[] = [];
-    const client = new core.Client({
-      url: 'ws://s',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
+    const client = clientOf(core, pair, {
       tools: [],
       onApproval: (request) => {
         asked.push(request.callId);
@@ -245,7 +237,7 @@ describe('who decides approvals, loaded with import()', () => {
   it('is loaded with the run code by the first run()', async () => {
     const { core, code } = await freshCore();
     const { pair } = service(code);
-    const client = new core.Client({ url: 'ws://s', apiKey: 'key-1', WebSocket: pair.WebSocket, tools: [] });
+    const client = clientOf(core, pair, { tools: [] });
     await client.connect();
     const agent = new core.Agent({ name: 'helper', instructions: 'Help.' });
     const running = client.run(agent, 'hi').catch(() => undefined);
