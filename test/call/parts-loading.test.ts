@@ -284,7 +284,7 @@ describe('the optional call code, loaded with import()', () => {
 
   it("redacts a tool's sensitive fields once the code arrives, the call waiting for it", async () => {
     const { core, parts, setCodeLoader } = await freshCore();
-    const { arrive } = heldPart(setCodeLoader, 'redaction');
+    const { arrive, imported } = heldPart(setCodeLoader, 'redaction');
     const { pair, results, call } = service(parts);
     const client = clientOf(core, pair, { tools: [] });
     await client.connect();
@@ -298,6 +298,8 @@ describe('the optional call code, loaded with import()', () => {
       }),
     );
     call('c1', 'echo', { pin: '987654' });
+    // Its code is here but held: the call must wait for arrive(), not merely for a slow import.
+    await imported;
     await new Promise((resolve) => setImmediate(resolve));
     expect(results).toEqual([]);
     arrive();
