@@ -75,6 +75,8 @@ export const SLOW_TESTS = [
   // on real time (reconnects, leases, signals): to move back to the unit tier as they move onto the in-memory
   // socket pair (test/helpers/memory-socket.ts) and fake timers.
   'test/bench/driver.test.ts',
+  // Builds the browser bundle and measures a call's trip in a process of its own.
+  'test/bench/budgets.test.ts',
   'test/client/agents.test.ts',
   'test/client/call-sequence.test.ts',
   'test/client/content.test.ts',

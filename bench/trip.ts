@@ -5,7 +5,8 @@
  *
  * After a warm-up, V8's precise coverage (call counts) is reset, one call is made, and the functions of src/ that
  * ran are counted: "files" is how many source files the call entered, "steps" how many function calls it made in
- * them. `--list` prints them, file by file.
+ * them. `--list` prints them, file by file; `--json` prints only `{ files, functions, calls }` (the figures
+ * bench/budgets.ts holds the call to).
  *
  * @module
  */
@@ -116,9 +117,13 @@ for (const script of result) {
 const files = [...perFile.keys()].sort();
 const functions = [...perFile.values()].flat();
 const calls = functions.reduce((sum, fn) => sum + fn.count, 0);
-console.log(
-  `one plain call: ${files.length} files of src/, ${functions.length} functions entered, ${calls} function calls`,
-);
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify({ files: files.length, functions: functions.length, calls }));
+} else {
+  console.log(
+    `one plain call: ${files.length} files of src/, ${functions.length} functions entered, ${calls} function calls`,
+  );
+}
 if (process.argv.includes('--list')) {
   for (const file of files) {
     const fns = perFile.get(file)!;

@@ -1,0 +1,32 @@
+/**
+ * Budgets: two figures of issue 28 that are exact, not timed, so that a change which makes them worse fails
+ * `npm test` (test/bench/budgets.test.ts) instead of drifting unnoticed from round to round. The browser first
+ * download grew from 58 to 82 KB over five rounds, each change adding a little; the plain call's trip was cut from
+ * about 43 files to 27 and must stay cut.
+ *
+ * Both are deterministic on one machine image (V8's call counts of one call; esbuild and zlib as locked in
+ * package-lock.json), so the test compares them exactly, never as a time.
+ *
+ * To change a budget, change it here in the commit that moves the figure and say why in its body: a capability
+ * every call or every page needs (and why it cannot load on first use, src/code-on-demand.ts), or a gain to keep.
+ * The test fails too when a figure falls well below its budget, so that a gain is written down and not given back
+ * by the next change.
+ *
+ * @module
+ */
+
+/**
+ * The trip of one plain call through src/ (`npm run bench:trip`: a zod 4 tool, synchronous `execute`, a client of
+ * default options): the source files it enters, the functions it enters and the function calls it makes. Exact.
+ */
+export const PLAIN_CALL_TRIP = { files: 27, functions: 153, calls: 200 } as const;
+
+/**
+ * The browser first download, zod left out (bench/lib/bundle-size.ts, the issue's target figure), in bytes after
+ * gzip level 9: at most this, and at least this less {@link FIRST_DOWNLOAD_SLACK_BYTES}. Issue 28's target is
+ * 52 KB (53,248 B); the peers' pages weigh 50–52 KB. Measured 82,162 B on 2026-12-06.
+ */
+export const FIRST_DOWNLOAD_GZIP_BYTES = 82_432;
+
+/** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
+export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;
