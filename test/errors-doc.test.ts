@@ -1,6 +1,7 @@
 /**
- * docs/reference/errors.md and errors-runtime.md list each code under the class it is raised with: checked here
- * against errors the code raises.
+ * The errors pages (docs/reference/errors.md and every `errors-*.md` beside it: the connection, a call, runs, loading
+ * code) list each code under the class it is raised with, each class's codes on one page: checked here against
+ * errors the code raises.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,27 +13,38 @@ import { Agent, Client, OptionsError, ToolDefinitionError, tool } from '../src/i
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The codes of each class's table in the errors pages ("### `OptionsError`" …), in order. */
-function codesByClass(): Map<string, string[]> {
-  const byClass = new Map<string, string[]>();
-  let current: string[] | undefined;
-  const pages = [
-    'docs/reference/errors.md',
-    'docs/reference/errors-runtime.md',
-    'docs/reference/errors-loading.md',
-  ];
-  const lines = pages.flatMap((page) => readFileSync(`${root}${page}`, 'utf8').split('\n'));
-  for (const line of lines) {
-    const heading = /^###? `?(\w+)`?/.exec(line);
-    if (heading !== null) {
-      current = [];
-      byClass.set(heading[1] as string, current);
-    } else if (current !== undefined) {
-      const row = /^\| `(\w+)`(?:, `\w+`)* +\|/.exec(line);
-      if (row !== null)
-        current.push(...[...(line.split('|')[1] ?? '').matchAll(/`(\w+)`/g)].map((m) => m[1] as string));
+/** The errors pages: docs/reference/errors.md and every page split from it (`errors-*.md`), by path. */
+function errorPages(): string[] {
+  return readdirSync(join(root, 'docs/reference'))
+    .filter((name) => /^errors(-[\w-]+)?\.md$/.test(name))
+    .sort()
+    .map((name) => `docs/reference/${name}`);
+}
+
+/** The codes of each class's table on each errors page ("### `OptionsError`" …), in order: `[page, class, codes]`. */
+function tables(): Array<[string, string, string[]]> {
+  const found: Array<[string, string, string[]]> = [];
+  for (const page of errorPages()) {
+    let current: string[] | undefined;
+    for (const line of readFileSync(`${root}${page}`, 'utf8').split('\n')) {
+      const heading = /^###? `?(\w+)`?/.exec(line);
+      if (heading !== null) {
+        current = [];
+        found.push([page, heading[1] as string, current]);
+      } else if (current !== undefined) {
+        const row = /^\| `(\w+)`(?:, `\w+`)* +\|/.exec(line);
+        if (row !== null)
+          current.push(...[...(line.split('|')[1] ?? '').matchAll(/`(\w+)`/g)].map((m) => m[1] as string));
+      }
     }
   }
+  return found;
+}
+
+/** The codes listed under each class, over every errors page. */
+function codesByClass(): Map<string, string[]> {
+  const byClass = new Map<string, string[]>();
+  for (const [, name, codes] of tables()) byClass.set(name, [...(byClass.get(name) ?? []), ...codes]);
   return byClass;
 }
 
@@ -108,12 +120,28 @@ function codesRaised(): Array<[string, string]> {
   return [...found].sort().map((entry) => entry.split(' ') as [string, string]);
 }
 
+it('lists the codes of each class on one page, the pages split from errors.md included', () => {
+  expect(errorPages()).toEqual(
+    expect.arrayContaining(['docs/reference/errors.md', 'docs/reference/errors-calls.md']),
+  );
+  const pagesOf = new Map<string, Set<string>>();
+  for (const [page, name, codes] of tables()) {
+    if (codes.length > 0) pagesOf.set(name, (pagesOf.get(name) ?? new Set()).add(page));
+  }
+  expect([...pagesOf].filter(([, pages]) => pages.size > 1)).toEqual([]);
+  expect([...pagesOf.keys()]).toEqual(
+    expect.arrayContaining([
+      'ConnectionError',
+      'RunError',
+      'QuestionError',
+      'ApprovalError',
+      'ProtocolError',
+    ]),
+  );
+});
+
 it('documents every code the sources raise by name', () => {
-  const pages = [
-    'docs/reference/errors.md',
-    'docs/reference/errors-runtime.md',
-    'docs/reference/errors-loading.md',
-  ]
+  const pages = errorPages()
     .map((page) => readFileSync(`${root}${page}`, 'utf8'))
     .join('\n');
   const raised = codesRaised();

@@ -296,7 +296,7 @@ const shuttingDown = () => abortReason('the client is shutting down', 'AbortErro
 const handedBack = () => abortReason('handed back to the service', 'AbortError', 'handed_back');
 
 /**
- * The message of `ctx.signal.reason` for a service's `cancel` with `reason` (docs/reference/errors-runtime.md):
+ * The message of `ctx.signal.reason` for a service's `cancel` with `reason` (docs/reference/errors-calls.md):
  * `cancelled by the service (<reason>)`, and what the service meant by a reason a reader could not guess.
  */
 function serviceCancelText(reason: string): string {

@@ -506,7 +506,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   readonly #registry: ToolRegistry;
   /**
    * Names of the tools added since the client was made (`addTool()`, a run's tools): one the service refuses at a
-   * resume (4010) is dropped, where a tool the client was made with closes it (docs/reference/errors-runtime.md).
+   * resume (4010) is dropped, where a tool the client was made with closes it (docs/reference/errors-connection.md).
    */
   readonly #added = new Set<string>();
   /** A `removeTool()` not announced yet: it is, at the end of the task or with the next announcement. */
