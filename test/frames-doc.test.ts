@@ -1,7 +1,8 @@
 /**
- * The pages that list the fields of frames agree with the code: docs/protocol/frames.md names every field of every
- * frame, and no other (src/wire/protocol.ts), and docs/protocol/errors.md's row of informative `welcome` fields names every
- * one the client drops rather than refuse the frame for (src/wire/codec.ts).
+ * The pages that list the fields of frames agree with the code: docs/protocol/frames-client.md and
+ * docs/protocol/frames-service.md give every frame of their direction one row, naming every field of it and no other,
+ * and no frame the code does not have (src/wire/protocol.ts); docs/protocol/errors.md's row of informative `welcome`
+ * fields names every one the client drops rather than refuse the frame for (src/wire/codec.ts).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -38,13 +39,26 @@ function framesOf(schema: typeof clientFrameSchema | typeof serviceFrameSchema):
   ]);
 }
 
-/** The names in backticks in the fields cell of `frames.md`'s row of `type`, but feature names (`feature \`steps\``). */
-function fieldsNamed(section: 'client' | 'service', type: string): string[] {
-  const page = readFileSync(`${root}docs/protocol/frames.md`, 'utf8');
-  // The client's frames come first in the page, the service's after.
-  const start = page.indexOf(section === 'client' ? '## Client to service' : '## Service to client');
-  const rows = page.slice(start).split('\n');
-  const line = rows.find((text) => text.startsWith(`| \`${type}\` |`) || text.startsWith(`| \`${type}\` / `));
+/** The page that lists the frames of each direction, one row a frame. */
+const FRAME_PAGES = {
+  client: 'docs/protocol/frames-client.md',
+  service: 'docs/protocol/frames-service.md',
+} as const;
+
+/** The rows of the frames table of `section`'s page: the frame types its first cell names (`ping` / `pong`), and the row. */
+function frameRows(section: keyof typeof FRAME_PAGES): Array<[string[], string]> {
+  return readFileSync(`${root}${FRAME_PAGES[section]}`, 'utf8')
+    .split('\n')
+    .filter((line) => /^\| `\w+`( \/ `\w+`)* \|/.test(line))
+    .map((line) => [
+      [...(line.split(/(?<!\\)\|/)[1] ?? '').matchAll(/`(\w+)`/g)].map((match) => match[1] as string),
+      line,
+    ]);
+}
+
+/** The names in backticks in the fields cell of the row of `type`, but feature names (`feature \`steps\``). */
+function fieldsNamed(section: keyof typeof FRAME_PAGES, type: string): string[] {
+  const line = frameRows(section).find(([types]) => types.includes(type))?.[1];
   const cell = line?.split(/(?<!\\)\|/)[2]?.trim() ?? '';
   // A feature is named as "feature `steps`", or alone before its link: "(`run_codes`, [Runs](…))".
   return namesIn(cell.replace(/feature `\w+`/g, '').replace(/\(`\w+`, \[/g, '(['));
@@ -53,17 +67,26 @@ function fieldsNamed(section: 'client' | 'service', type: string): string[] {
 it.each([
   ['client', clientFrameSchema],
   ['service', serviceFrameSchema],
+] as const)('names every field of every %s frame in its row, and no other', (section, schema) => {
+  const gaps = framesOf(schema).flatMap(([type, fields]) => {
+    const named = fieldsNamed(section, type);
+    const missing = fields.filter((field) => !named.includes(field));
+    const unknown = named.filter((name) => !fields.includes(name));
+    return missing.length + unknown.length === 0 ? [] : [{ type, missing, unknown }];
+  });
+  expect(gaps).toEqual([]);
+});
+
+it.each([
+  ['client', clientFrameSchema],
+  ['service', serviceFrameSchema],
 ] as const)(
-  'names every field of every %s frame in its row of docs/protocol/frames.md',
+  'gives every %s frame exactly one row, and no frame the code does not have',
   (section, schema) => {
-    const gaps = framesOf(schema).flatMap(([type, fields]) => {
-      // `ping` and `pong` share one row.
-      const named = fieldsNamed(section, type === 'pong' ? 'ping' : type);
-      const missing = fields.filter((field) => !named.includes(field));
-      const unknown = named.filter((name) => !fields.includes(name));
-      return missing.length + unknown.length === 0 ? [] : [{ type, missing, unknown }];
-    });
-    expect(gaps).toEqual([]);
+    const documented = frameRows(section).flatMap(([types]) => types);
+    const types = framesOf(schema).map(([type]) => type);
+    expect(documented.filter((type) => !types.includes(type))).toEqual([]);
+    expect(types.filter((type) => documented.filter((named) => named === type).length !== 1)).toEqual([]);
   },
 );
 

@@ -79,6 +79,8 @@ export default defineConfig({
           { text: 'Sessions and delivery', link: '/protocol/sessions' },
           { text: 'Calls a session no longer holds', link: '/protocol/calls-no-longer-held' },
           { text: 'Frames', link: '/protocol/frames' },
+          { text: 'Frames the client sends', link: '/protocol/frames-client' },
+          { text: 'Frames the service sends', link: '/protocol/frames-service' },
           { text: 'Tool calls', link: '/protocol/tool-calls' },
           { text: 'Which client gets a call', link: '/protocol/routing' },
           { text: 'Deadlines and cancellation', link: '/protocol/deadlines' },

@@ -296,8 +296,9 @@ export class Backpressure {
 
   /**
    * A `pong` from the service: everything written up to the ping it answers has been read. A `pong` without `id`
-   * (frames.md allows it) answers the oldest ping written and not yet answered: pings are answered in order, so
-   * that one at least has been read (docs/protocol/lifecycle.md: a `pong` also answers every earlier ping).
+   * (docs/protocol/frames-service.md allows it) answers the oldest ping written and not yet answered: pings are
+   * answered in order, so that one at least has been read (docs/protocol/lifecycle.md: a `pong` also answers every
+   * earlier ping).
    */
   ponged(id: string | undefined): void {
     let key = id;

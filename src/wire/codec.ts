@@ -66,7 +66,7 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   run_event: ['seq'],
   // A run_result is never refused for what it reports (docs/protocol/runs.md).
   run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget', 'toolCalls.*.result'],
-  // Any status but answered and declined is cancelled (docs/protocol/frames.md), one that is not a string too.
+  // Any status but answered and declined is cancelled (docs/protocol/frames-service.md), one that is not a string too.
   answer: ['status', 'reason'],
 };
 

@@ -278,7 +278,7 @@ export const answer = z.object({
   questionId: id,
   /**
    * One of {@link ANSWER_STATUSES}; any other, or none (a status that is not a string is dropped, as informative),
-   * is taken as `cancelled` (docs/protocol/frames.md, docs/protocol/questions.md), never refused.
+   * is taken as `cancelled` (docs/protocol/frames-service.md, docs/protocol/questions.md), never refused.
    */
   status: z.optional(z.string()),
   /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */

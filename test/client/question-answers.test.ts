@@ -1,5 +1,5 @@
 /**
- * `ctx.askQuestion()` over a bare `ws` service (feature `questions`, docs/protocol/frames.md,
+ * `ctx.askQuestion()` over a bare `ws` service (feature `questions`, docs/protocol/frames-service.md,
  * docs/protocol/questions.md): an `answer` whose
  * `status` is not one the client knows, or not even a string, closes the question as `cancelled` (never refused);
  * an `answer` the client refuses (docs/protocol/errors.md) but whose call and question ids are readable still ends the

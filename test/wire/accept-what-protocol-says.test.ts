@@ -77,8 +77,8 @@ describe('tool_call: runs, dropping what is informative (docs/protocol/index.md,
     ['a traceparent that is a number', { traceparent: 42 }],
     ['a traceparent that is null', { traceparent: null }],
     ['a reason that is a number', { reason: 42 }],
-    ['arguments null (docs/protocol/frames.md)', { arguments: null }],
-    ['arguments absent (docs/protocol/frames.md)', { arguments: undefined }],
+    ['arguments null (docs/protocol/frames-service.md)', { arguments: null }],
+    ['arguments absent (docs/protocol/frames-service.md)', { arguments: undefined }],
     ['an empty acks list', { acks: [] }],
   ];
   it.each(cases)('%s: the call runs, ok, and nothing is refused', async (_name, fields) => {
