@@ -1,16 +1,17 @@
 /**
- * The pages that list the fields of frames agree with the code: docs/protocol/frames-client.md and
- * docs/protocol/frames-service.md give every frame of their direction one row, naming every field of it and no other,
- * and no frame the code does not have (src/wire/protocol.ts); docs/protocol/errors.md's row of informative `welcome`
- * fields names every one the client drops rather than refuse the frame for (src/wire/codec.ts).
+ * The pages that list the fields of frames agree with the code (src/wire/protocol.ts): docs/protocol/frames-client.md
+ * and docs/protocol/frames-service.md give every frame of their direction one row, naming every field of it and no
+ * other, and no frame the code does not have; docs/protocol/frames.md names every field of the types they share.
+ * docs/protocol/errors.md's row of informative `welcome` fields names every one the client drops rather than refuse
+ * the frame for (src/wire/codec.ts).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { INFORMATIVE_SERVICE_FIELDS } from '../src/wire/codec';
-import { clientFrames, serviceFrameSchema } from '../src/wire/protocol';
+import { clientFrames, runToolCallSchema, serviceFrameSchema } from '../src/wire/protocol';
 
-const { clientFrameSchema } = clientFrames();
+const { clientFrameSchema, toolDefinitionSchema, agentDefinitionSchema } = clientFrames();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -27,9 +28,10 @@ function namesIn(text: string): string[] {
   return [...new Set([...text.matchAll(/`(\w+)\??(?::[^`]*)?`/g)].map((match) => match[1] as string))].sort();
 }
 
+type Shape = Record<string, { def?: { values?: unknown[] } }>;
+
 /** Each frame type of `schema` with its fields (but `type`), sorted. */
 function framesOf(schema: typeof clientFrameSchema | typeof serviceFrameSchema): Array<[string, string[]]> {
-  type Shape = Record<string, { def?: { values?: unknown[] } }>;
   const options = (schema as unknown as { def: { options: Array<{ def: { shape: Shape } }> } }).def.options;
   return options.map(({ def: { shape } }) => [
     String(shape.type?.def?.values?.[0]),
@@ -89,6 +91,33 @@ it.each([
     expect(types.filter((type) => documented.filter((named) => named === type).length !== 1)).toEqual([]);
   },
 );
+
+/** The field names of a zod object schema, sorted. */
+function keysOf(schema: unknown): string[] {
+  return Object.keys((schema as { def: { shape: Record<string, unknown> } }).def.shape).sort();
+}
+
+/** The fields a shared type of docs/protocol/frames.md lists in its `**Name** \`{ a, b? }\`` line, sorted. */
+function sharedTypeNamed(name: string): string[] {
+  const page = readFileSync(`${root}docs/protocol/frames.md`, 'utf8');
+  const braces = new RegExp(`\\*\\*${name}\\*\\*[^{\\n]*\\{([^}]*)\\}\``).exec(page)?.[1] ?? '';
+  return braces
+    .split(',')
+    .map((field) => field.trim().replace(/\?$/, ''))
+    .filter((field) => field !== '')
+    .sort();
+}
+
+it('names every field of ToolDefinition, AgentDefinition and RunToolCall in docs/protocol/frames.md', () => {
+  expect(sharedTypeNamed('ToolDefinition')).toEqual(keysOf(toolDefinitionSchema));
+  expect(sharedTypeNamed('AgentDefinition')).toEqual(keysOf(agentDefinitionSchema));
+  expect(sharedTypeNamed('RunToolCall')).toEqual(keysOf(runToolCallSchema));
+  // The table under ToolDefinition has a row for each field.
+  const page = readFileSync(`${root}docs/protocol/frames.md`, 'utf8');
+  const table = page.slice(page.indexOf('**ToolDefinition**'), page.indexOf('**AgentDefinition**'));
+  const rows = [...table.matchAll(/^\| `(\w+)\??` \|/gm)].map((match) => match[1] as string).sort();
+  expect(rows).toEqual(keysOf(toolDefinitionSchema));
+});
 
 it('names every informative field of welcome in the table of docs/protocol/errors.md', () => {
   const informative = [
