@@ -772,7 +772,9 @@ function gated(call: CallState, input: unknown): void {
 
 /**
  * Goes on with part `name` (./parts.ts): at once when it is loaded, else once it is, the call waiting for it under
- * its budget and signal (a load that fails ends the call `error`, saying so).
+ * its budget and signal (a load that fails ends the call `error`, saying so). Every part is needed before `execute`
+ * begins: the host is told of the wait (`CallWaits.codeWait`), and may end the call meanwhile (the client hands
+ * it back at `close()`, as it does a call waiting for a slot).
  */
 function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallParts[K]) => void): void {
   const code: CodeOnDemand<CallParts[K]> = callParts[name];
@@ -781,10 +783,14 @@ function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallP
     go(part);
     return;
   }
+  const { waits, callId } = call.options;
+  const told = waits?.codeWait !== undefined && callId !== undefined;
+  if (told) waits.codeWait?.(callId, true);
   timed(
     call,
     () => code.load(),
     (loaded, waited) => {
+      if (told) waits.codeWait?.(callId, false);
       if (loaded.kind === 'value') guarded(waited, () => go(loaded.value));
       else stopped(waited, loaded);
     },

@@ -411,6 +411,12 @@ export interface CallWaits {
    * that wait (a call that ends while it waits is not told again). Absent: nothing is told.
    */
   gateWait?(callId: string, waits: 'key' | 'slot' | undefined): void;
+  /**
+   * The call waits for optional code to load (src/call/parts.ts: a browser page that did not have it yet), its
+   * `execute` not begun (`true`), or that wait is over, however it ended (`false`). The host may end the call
+   * meanwhile (the client hands it back when it stops taking calls). Absent: nothing is told.
+   */
+  codeWait?(callId: string, waits: boolean): void;
 }
 
 /** How a wait on a callback ended (`settleThen`, src/call/signal.ts). */

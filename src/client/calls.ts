@@ -366,11 +366,12 @@ export class CallRunner implements ExecutionOwner {
   /** Made at the first approval a call asks for ({@link CallRunner.#approvalsNow}): until then no call waits for one. */
   #approvals: Approvals | undefined;
   /**
-   * Calls about to ask for approval that wait for ./approvals.ts to load (browsers only, {@link CallRunner.#approve}):
-   * waiting for an approval, they go back to the service when the client stops ({@link CallRunner.stopAccepting}).
-   * Made at the first such wait.
+   * Calls whose `execute` has not begun that wait for code to load (browsers only): a part of the call
+   * (src/call/parts.ts, {@link CallRunner.codeWait}) or ./approvals.ts ({@link CallRunner.#approve}). They go back
+   * to the service when the client stops ({@link CallRunner.#waitsForCode}), as calls waiting for a slot do. Made at
+   * the first such wait.
    */
-  #waitingForApprovalsCode: Set<Execution> | undefined;
+  #waitingForCode: Set<Execution> | undefined;
   readonly #leases: Leases;
   /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
   #leased = false;
@@ -1228,10 +1229,10 @@ export class CallRunner implements ExecutionOwner {
       else if (
         (gate?.waitingAtGate(execution) === true && !this.#approvals?.waitedHere(execution)) ||
         (execution.state === 'parked' && this.#approvals?.waiting(execution) === true) ||
-        this.#waitingForApprovalsCode?.has(execution) === true
+        (this.#waitingForCode?.has(execution) === true && !this.#approvals?.waitedHere(execution))
       ) {
-        // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision (or the code that asks
-        // for it): its `execute` has not begun. Its wait ends on the abort, and `finished` answers it as it answers
+        // Waiting for its key's turn (or, its permit taken, for a slot), for a decision, or for code it needs
+        // first: its `execute` has not begun. Its wait ends on the abort, and `finished` answers it as it answers
         // a queued call.
         this.#handBackAs(execution, 'back');
         execution.abort(shuttingDown());
@@ -1359,6 +1360,7 @@ export class CallRunner implements ExecutionOwner {
     if (this.#keyed) this.#keyWaits.ended(execution.callId);
     // Only a client whose calls waited for a decision or at a gate has bytes of theirs counted.
     if (this.#countedWaits !== undefined) this.#goesOn(execution);
+    this.#waitingForCode?.delete(execution);
     this.#approvalWaits?.ended(execution.callId);
     if (this.#leased) this.#options.updates.ended(execution);
   }
@@ -1461,20 +1463,45 @@ export class CallRunner implements ExecutionOwner {
     // it, under its signal as for any approver; a failed load is the approver's failure (`approval_failed`, saying
     // why), and the next call loads again.
     if (approvals === undefined) {
-      // Waiting for it, the call waits for its approval: the client stopping hands it back (stopAccepting).
-      this.#waitingForApprovalsCode ??= new Set();
-      const waiting = this.#waitingForApprovalsCode;
-      waiting.add(execution);
+      this.#waitsForCode(execution, true);
       const loaded = approvalsCode.load();
-      loaded.then(
-        () => waiting.delete(execution),
-        () => waiting.delete(execution),
-      );
+      const over = () => this.#waitsForCode(execution, false);
+      loaded.then(over, over);
       return loaded.then(() => this.#approve(request));
     }
     const decision = approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
   };
+
+  /**
+   * A call waits for code it needs before its `execute` begins (`waits`), or no longer (src/call/parts.ts, told by
+   * the call: `CallWaits.codeWait`). See {@link CallRunner.#waitsForCode}.
+   */
+  codeWait(callId: string, waits: boolean): void {
+    const execution = this.#held.get(callId);
+    if (execution !== undefined) this.#waitsForCode(execution, waits);
+  }
+
+  /**
+   * A call waits for code (`waits`: a part of the call, ./approvals.ts), its `execute` not begun, or no longer. Such a
+   * call goes back to the service when the client stops ({@link CallRunner.stopAccepting}), at once when it began to
+   * wait after that: a chunk that is slow or never comes (a network that hangs) does not hold `close()`. But for a
+   * call the local approver answered with a promise (a person), as at its key's gate: it stays, and the drain waits.
+   */
+  #waitsForCode(execution: Execution, waits: boolean): void {
+    if (!waits) {
+      this.#waitingForCode?.delete(execution);
+      return;
+    }
+    if (this.#accepting || this.#approvals?.waitedHere(execution) === true) {
+      this.#waitingForCode ??= new Set();
+      this.#waitingForCode.add(execution);
+      return;
+    }
+    // Its wait ends on the abort, and `finished` answers it as it answers a queued call.
+    this.#handBackAs(execution, 'back');
+    execution.abort(shuttingDown());
+  }
 
   /** ./tracing.ts arrived (a browser client with `tracing` loads it in `connect()`): calls are traced from now. */
   traceWith(code: typeof callTraces): void {

@@ -392,6 +392,127 @@ describe('the optional call code, loaded with import()', () => {
     await client.close({ drain: false });
   });
 
+  /** A tool of each part a call may wait for before its `execute` begins, the part it waits for, and its arguments. */
+  const waitingTools: Array<[Parts.PartName, (core: typeof Core) => Core.Tool, object]> = [
+    ['gate', (core) => gatedTool(core), {}],
+    [
+      'retry',
+      (core) =>
+        core.tool({
+          name: 'flaky',
+          description: 'Retries.',
+          sideEffect: 'none',
+          retry: { maxAttempts: 2, initialDelayMs: 0 },
+          execute: () => 'ran',
+        }),
+      {},
+    ],
+    [
+      'concurrency',
+      (core) =>
+        core.tool({
+          name: 'keyed',
+          description: 'One at a time.',
+          concurrency: { limit: 1 },
+          execute: () => 'ran',
+        }),
+      {},
+    ],
+    [
+      'redaction',
+      (core) =>
+        core.tool({
+          name: 'echo',
+          description: 'Says the PIN back.',
+          parameters: z.object({ pin: z.string() }),
+          sensitiveFieldNames: ['pin'],
+          execute: (input) => `pin ${input.pin}`,
+        }),
+      { pin: '987654' },
+    ],
+  ];
+
+  it.each(waitingTools)(
+    'hands a call waiting for the %s code back at close(), without waiting for it to arrive',
+    async (name, make, args) => {
+      const { core, setCodeLoader } = await freshCore();
+      const loads = heldPart(setCodeLoader, name);
+      const { pair, results, call } = service();
+      const ran: string[] = [];
+      const client = clientOf(core, pair, { tools: [], onApproval: () => true });
+      client.on('tool_result', (info) => ran.push(info.status));
+      await client.connect();
+      const made = make(core);
+      client.addTool(made);
+      await loads.imported;
+      vi.useFakeTimers();
+      call('c1', made.name, args);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(results).toEqual([]);
+      let closed = false;
+      const closing = client.close().then(() => {
+        closed = true;
+      });
+      // The page's chunk never comes (a network that hangs): the call never ran, and another worker takes it.
+      await vi.advanceTimersByTimeAsync(0);
+      expect({ closed, results }).toEqual({
+        closed: true,
+        results: [
+          {
+            callId: 'c1',
+            status: 'error',
+            output: `Error running ${made.name}: the client is shutting down; try again later`,
+          },
+        ],
+      });
+      loads.arrive();
+      await closing;
+      await vi.advanceTimersByTimeAsync(0);
+      expect(ran).toEqual(['error']);
+    },
+  );
+
+  it('hands back at once a call that reaches its wait for code after close() began', async () => {
+    const { core, setCodeLoader } = await freshCore();
+    const loads = heldPart(setCodeLoader, 'redaction');
+    const { pair, results, call } = service();
+    let giveContext: (context: object) => void = () => {};
+    const client = clientOf(core, pair, {
+      tools: [],
+      context: () =>
+        new Promise<object>((resolve) => {
+          giveContext = resolve;
+        }),
+    });
+    await client.connect();
+    const echo = waitingTools[3]![1](core);
+    client.addTool(echo);
+    await loads.imported;
+    vi.useFakeTimers();
+    call('c1', 'echo', { pin: '987654' });
+    await vi.advanceTimersByTimeAsync(0);
+    let closed = false;
+    const closing = client.close().then(() => {
+      closed = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    // Its context comes during the drain: the call then finds the redaction code missing, and goes back.
+    giveContext({ tenant: 't1' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ closed, results }).toEqual({
+      closed: true,
+      results: [
+        {
+          callId: 'c1',
+          status: 'error',
+          output: 'Error running echo: the client is shutting down; try again later',
+        },
+      ],
+    });
+    loads.arrive();
+    await closing;
+  });
+
   it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
     const { core, parts, setCodeLoader } = await freshCore();
     const { arrive } = heldPart(setCodeLoader, 'gate');
