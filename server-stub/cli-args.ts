@@ -4,7 +4,8 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { unknownKeysText } from '../src/tool/check-options';
 import type { AgentDefinition } from '../src/wire/protocol';
 import { FEATURES, type Feature, featureOf } from '../src/wire/protocol';
 import { parseKeysFile } from './admin';
@@ -72,39 +73,68 @@ export type CliCommand =
       keysFile?: { path: string; keys: ApiKeyEntry[] };
     };
 
+/** The flags, as `parseArgs` takes them. */
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'api-key': { type: 'string', multiple: true },
+  'api-keys-file': { type: 'string' },
+  'admin-key': { type: 'string' },
+  cors: { type: 'string', multiple: true },
+  script: { type: 'string' },
+  agents: { type: 'string' },
+  'openai-base-url': { type: 'string' },
+  'openai-model': { type: 'string' },
+  'openai-timeout-ms': { type: 'string' },
+  'openai-max-retries': { type: 'string' },
+  'openai-no-stream': { type: 'boolean' },
+  'call-deadline-ms': { type: 'string' },
+  'heartbeat-interval-ms': { type: 'string' },
+  'session-grace-ms': { type: 'string' },
+  'max-payload-bytes': { type: 'string' },
+  'lease-ms': { type: 'string' },
+  'max-call-duration-ms': { type: 'string' },
+  features: { type: 'string' },
+  debug: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Every flag of `argv` that `toolwire-stub` does not have, in one message with a "did you mean" each, as the
+ * stub's options and script keys are refused (`unknown flags "--prot" (did you mean "--port"?) and "--verbose";
+ * known flags: …`); `parseArgs` itself names only the first. `undefined` when every flag is known.
+ */
+function unknownFlagsText(argv: readonly string[]): string | undefined {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+    options: FLAGS,
+  });
+  const unknown: string[] = [];
+  for (const token of tokens) {
+    if (token.kind !== 'option' || Object.hasOwn(FLAGS, token.name)) continue;
+    if (!unknown.includes(token.rawName)) unknown.push(token.rawName);
+  }
+  if (unknown.length === 0) return undefined;
+  const known = [...Object.keys(FLAGS).map((name) => `--${name}`), '-h'];
+  return unknownKeysText(unknown, known, {}, 'flag');
+}
+
 /**
  * Turns argv (without `node` and the script) into a command.
- * @throws Error with a message naming the argument, for an unknown option, a bad number or an unreadable file.
+ * @throws Error with a message naming the argument, for unknown flags (every one), a bad number or an unreadable
+ *   file.
  */
 export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
+  const unknownFlags = unknownFlagsText(argv);
+  if (unknownFlags !== undefined) throw new Error(unknownFlags);
   const { values } = parseArgs({
     args: [...argv],
     strict: true,
     allowPositionals: false,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'api-key': { type: 'string', multiple: true },
-      'api-keys-file': { type: 'string' },
-      'admin-key': { type: 'string' },
-      cors: { type: 'string', multiple: true },
-      script: { type: 'string' },
-      agents: { type: 'string' },
-      'openai-base-url': { type: 'string' },
-      'openai-model': { type: 'string' },
-      'openai-timeout-ms': { type: 'string' },
-      'openai-max-retries': { type: 'string' },
-      'openai-no-stream': { type: 'boolean' },
-      'call-deadline-ms': { type: 'string' },
-      'heartbeat-interval-ms': { type: 'string' },
-      'session-grace-ms': { type: 'string' },
-      'max-payload-bytes': { type: 'string' },
-      'lease-ms': { type: 'string' },
-      'max-call-duration-ms': { type: 'string' },
-      features: { type: 'string' },
-      debug: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: FLAGS,
   });
   if (values.help) return { kind: 'help' };
   const options: Omit<StubServerOptions, 'logger'> = {};

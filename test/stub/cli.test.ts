@@ -58,11 +58,29 @@ describe('toolwire-stub arguments', () => {
 
   it('refuses unknown options and bad numbers with a message naming them', () => {
     expect(() => parseCliArgs(['--port', 'eighty'])).toThrow('--port must be an integer ≥ 0, got "eighty"');
-    expect(() => parseCliArgs(['--nope'])).toThrow("Unknown option '--nope'");
+    expect(() => parseCliArgs(['--prot', '80'])).toThrow(
+      new Error('unknown flag "--prot" (did you mean "--port"?)'),
+    );
     expect(() => parseCliArgs(['--script', '/does/not/exist.json'])).toThrow(
       /^--script: cannot read \/does\/not\/exist\.json: ENOENT/,
     );
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('names every unknown flag at once, each with what was meant, whatever else is wrong', () => {
+    const known = [
+      '--port, --host, --api-key, --api-keys-file, --admin-key, --cors, --script, --agents, --openai-base-url',
+      '--openai-model, --openai-timeout-ms, --openai-max-retries, --openai-no-stream, --call-deadline-ms',
+      '--heartbeat-interval-ms, --session-grace-ms, --max-payload-bytes, --lease-ms, --max-call-duration-ms',
+      '--features, --debug, --help, -h',
+    ].join(', ');
+    expect(() =>
+      parseCliArgs(['--prot', '80', '--apiKey=k', '--verbose', '--port', 'eighty', '-x', '--prot', '81']),
+    ).toThrow(
+      new Error(
+        `unknown flags "--prot" (did you mean "--port"?), "--apiKey" (did you mean "--api-key"?), "--verbose" and "-x"; known flags: ${known}`,
+      ),
+    );
   });
 
   it('refuses every bad number of a flag with the one message of its range (a fraction, a text, too small)', () => {
