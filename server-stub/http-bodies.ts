@@ -36,7 +36,7 @@ function pathText(path: readonly PropertyKey[]): string {
  * three problems (`agent.name must be a string; agent.tools must be an array`), rather than that it matches no
  * form.
  */
-function describeIssue(issue: z.core.$ZodIssue): string {
+export function describeIssue(issue: z.core.$ZodIssue): string {
   return faultsOf(issue)
     .map(({ path, rule }) => {
       const field = pathText(path);

@@ -8,6 +8,7 @@ import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
 import { describeSecret, unknownKeysText } from '../src/tool/check-options';
+import { ruleOf } from '../src/wire/issue-text';
 import {
   type AgentDefinition,
   clientFrames,
@@ -21,6 +22,7 @@ import {
 import { MAX_WS_PAYLOAD } from '../src/wire/transport';
 import { keyProblem } from './auth';
 import { type ApiKeyEntry, checkApiKeyEntries, keyOf } from './fleet';
+import { describeIssue } from './http-bodies';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
@@ -196,6 +198,9 @@ const STUB_OPTION_ALIASES: Readonly<Record<string, string>> = {
   script: 'model',
 };
 
+/** Most bad agent definitions a refusal lists; the others are counted. */
+const MAX_LISTED_AGENTS = 20;
+
 /**
  * Applies defaults and checks every option.
  * @throws OptionsError `invalid_option` naming the field and the value.
@@ -251,11 +256,24 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     corsOrigins.add(origin);
   }
   const agents = new Map<string, AgentDefinition>();
+  // Every bad definition at once, each at its place and saying why: one who fixes an --agents file fixes them all.
+  const badAgents: string[] = [];
   for (const [index, agent] of (options.agents ?? []).entries()) {
-    const parsed = clientFrames().agentDefinitionSchema.safeParse(agent);
-    if (!parsed.success) fail(`agents[${index}] is not a valid agent definition`);
-    if (agents.has(parsed.data.name)) fail(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
-    agents.set(parsed.data.name, parsed.data);
+    const parsed = clientFrames().agentDefinitionSchema.safeParse(agent, { error: ruleOf });
+    if (!parsed.success) {
+      const why = parsed.error.issues.map(describeIssue).join('; ');
+      badAgents.push(`agents[${index}] is not a valid agent definition: ${why}`);
+    } else if (agents.has(parsed.data.name))
+      badAgents.push(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
+    else agents.set(parsed.data.name, parsed.data);
+  }
+  if (badAgents.length === 1) fail(badAgents[0] as string);
+  if (badAgents.length > 1) {
+    const listed = badAgents.slice(0, MAX_LISTED_AGENTS).map((problem) => `\n- ${problem}`);
+    const more = badAgents.length - MAX_LISTED_AGENTS;
+    fail(
+      `${badAgents.length} agents are invalid:${listed.join('')}${more > 0 ? `\n- and ${more} more` : ''}`,
+    );
   }
   if (options.features !== undefined && !Array.isArray(options.features))
     fail(`features must be an array, got ${describe(options.features)}`);

@@ -48,17 +48,20 @@ export function scriptedModel(script: Script): Model {
   const entries: Array<[string, readonly ScriptedTurn[]]> = perAgent
     ? Object.entries(script as Record<string, readonly ScriptedTurn[]>)
     : [['(all agents)', script as readonly ScriptedTurn[]]];
+  // Every bad entry at once, each at its place: one who fixes a script file fixes them all in one go.
+  const problems: string[] = [];
   for (const [agent, turns] of entries) {
     if (!Array.isArray(turns)) {
-      throw new OptionsError(
-        'invalid_script',
-        `scriptedModel: the turns of agent "${agent}" must be an array`,
-      );
+      problems.push(`the turns of agent "${agent}" must be an array`);
+      continue;
     }
     turns.forEach((turn, index) => {
-      if (typeof turn !== 'function') checkTurn(turn, `scriptedModel: turn ${index} of agent "${agent}"`);
+      if (typeof turn === 'function') return;
+      const problem = turnProblem(turn);
+      if (problem !== undefined) problems.push(`turn ${index} of agent "${agent}"${problem}`);
     });
   }
+  if (problems.length > 0) throw new OptionsError('invalid_script', scriptProblemsText(problems));
   const total = entries.reduce((sum, [, turns]) => sum + turns.length, 0);
   const info: ModelInfo = {
     kind: 'scripted',
@@ -115,51 +118,63 @@ const TURN_ALIASES = { tool_calls: 'toolCalls', content: 'text', message: 'text'
 const CALL_KEYS = ['name', 'arguments', 'id'];
 const CALL_ALIASES = { args: 'arguments', input: 'arguments', parameters: 'arguments', function: 'name' };
 
-/** Refuses a key the script does not know (a misspelt one would be dropped, or read as a missing `text`). */
+/** Most bad entries a script's refusal lists; the others are counted. */
+const MAX_LISTED_PROBLEMS = 20;
+
+/**
+ * The refusal of a script with bad entries (`problems`, each at its place: `turn 1 of agent "a": …`): the one
+ * entry as `scriptedModel: <problem>`, several one a line, at most {@link MAX_LISTED_PROBLEMS} of them.
+ */
+function scriptProblemsText(problems: readonly string[]): string {
+  if (problems.length === 1) return `scriptedModel: ${problems[0]}`;
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `\n- ${problem}`);
+  const more = problems.length - MAX_LISTED_PROBLEMS;
+  return `scriptedModel: ${problems.length} entries of the script are invalid:${listed.join('')}${more > 0 ? `\n- and ${more} more` : ''}`;
+}
+
+/** What a key the script does not know says (a misspelt one would be dropped, or read as a missing `text`). */
 function unknownKeys(
   value: object,
   known: readonly string[],
   aliases: Readonly<Record<string, string>>,
-  where: string,
-): void {
+): string | undefined {
   const unknown = Object.keys(value).filter((key) => !known.includes(key));
-  if (unknown.length > 0) {
-    const text = unknownKeysText(unknown, known, aliases, 'key');
-    throw new OptionsError('invalid_script', `${where}: ${text}`);
-  }
+  return unknown.length === 0 ? undefined : unknownKeysText(unknown, known, aliases, 'key');
 }
 
-function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {
-  if (typeof turn !== 'object' || turn === null) {
-    throw new OptionsError(
-      'invalid_script',
-      `${where} must be { text } or { toolCalls }, got ${typeof turn}`,
-    );
-  }
-  unknownKeys(turn, TURN_KEYS, TURN_ALIASES, where);
+/**
+ * What is wrong with a scripted turn, said after its place (` must be …`, `: text must be a string`), its tool
+ * calls' problems each; `undefined` when it is a turn. A turn with keys the script does not know is told only
+ * those: what else looks wrong (a missing `text`) follows from them.
+ */
+function turnProblem(turn: unknown): string | undefined {
+  if (typeof turn !== 'object' || turn === null)
+    return ` must be { text } or { toolCalls }, got ${turn === null ? 'null' : typeof turn}`;
+  const unknown = unknownKeys(turn, TURN_KEYS, TURN_ALIASES);
+  if (unknown !== undefined) return `: ${unknown}`;
   const { text, toolCalls } = turn as { text?: unknown; toolCalls?: unknown };
-  if (toolCalls === undefined) {
-    if (typeof text !== 'string') throw new OptionsError('invalid_script', `${where}: text must be a string`);
-    return;
-  }
-  if (!Array.isArray(toolCalls)) {
-    throw new OptionsError('invalid_script', `${where}: toolCalls must be an array`);
-  }
-  if (text !== undefined && typeof text !== 'string') {
-    throw new OptionsError('invalid_script', `${where}: text must be a string when given`);
-  }
+  if (toolCalls === undefined) return typeof text === 'string' ? undefined : ': text must be a string';
+  if (!Array.isArray(toolCalls)) return ': toolCalls must be an array';
+  const problems: string[] = [];
+  if (text !== undefined && typeof text !== 'string') problems.push('text must be a string when given');
   toolCalls.forEach((call: unknown, index) => {
-    if (typeof call === 'object' && call !== null)
-      unknownKeys(call, CALL_KEYS, CALL_ALIASES, `${where}: toolCalls[${index}]`);
+    const at = `toolCalls[${index}]`;
+    const unknownOfCall =
+      typeof call === 'object' && call !== null ? unknownKeys(call, CALL_KEYS, CALL_ALIASES) : undefined;
+    if (unknownOfCall !== undefined) {
+      problems.push(`${at}: ${unknownOfCall}`);
+      return;
+    }
     const { name, id } = (call ?? {}) as { name?: unknown; id?: unknown };
-    if (typeof name !== 'string' || name.length === 0) {
-      throw new OptionsError(
-        'invalid_script',
-        `${where}: toolCalls[${index}].name must be a non-empty string`,
-      );
-    }
-    if (id !== undefined && (typeof id !== 'string' || id.length === 0)) {
-      throw new OptionsError('invalid_script', `${where}: toolCalls[${index}].id must be a non-empty string`);
-    }
+    if (typeof name !== 'string' || name.length === 0) problems.push(`${at}.name must be a non-empty string`);
+    if (id !== undefined && (typeof id !== 'string' || id.length === 0))
+      problems.push(`${at}.id must be a non-empty string`);
   });
+  return problems.length === 0 ? undefined : `: ${problems.join('; ')}`;
+}
+
+/** Refuses a turn a scripted turn function returned that is not one. */
+function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {
+  const problem = turnProblem(turn);
+  if (problem !== undefined) throw new OptionsError('invalid_script', `${where}${problem}`);
 }

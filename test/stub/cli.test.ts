@@ -328,7 +328,7 @@ describe('toolwire-stub', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
     expect(code).toBe(2);
     expect(stderr).toContain(
-      'toolwire-stub: startStubServer: agents[0] is not a valid agent definition\n\nUsage: toolwire-stub',
+      'toolwire-stub: startStubServer: agents[0] is not a valid agent definition: name must be a string; instructions must be a string; tools must be an array\n\nUsage: toolwire-stub',
     );
   });
 

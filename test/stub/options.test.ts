@@ -56,6 +56,20 @@ describe('stub options', () => {
     ],
     [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],
     [{ agents: [agent('a', []), agent('a', [])] }, 'startStubServer: agents[1]: the name "a" is used twice'],
+    [
+      { agents: [{ name: 'a', tools: [] }] },
+      'startStubServer: agents[0] is not a valid agent definition: instructions must be a string',
+    ],
+    [
+      // Every bad definition at once, each at its place, one a line.
+      { agents: [agent('a', []), { name: '', instructions: '', tools: 'x' }, agent('a', []), 'b'] },
+      [
+        'startStubServer: 3 agents are invalid:',
+        '- agents[1] is not a valid agent definition: name must be at least 1 character; tools must be an array',
+        '- agents[2]: the name "a" is used twice',
+        '- agents[3] is not a valid agent definition: must be an object',
+      ].join('\n'),
+    ],
     [{ model: {} }, 'startStubServer: model must have a nextTurn(request) method'],
     [{ apiKey: 'dev' }, 'startStubServer: unknown option "apiKey" (did you mean "apiKeys"?)'],
     [

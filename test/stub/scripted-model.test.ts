@@ -71,6 +71,49 @@ describe('scriptedModel', () => {
     );
   });
 
+  it('names every bad entry of a script at once, each at its place, one a line', () => {
+    const script = {
+      Support: [
+        { text: 'ok' },
+        { txt: 'hi' },
+        { toolCalls: [{ name: 'a' }, { name: '' }, { name: 'b', id: 7 }], text: 3 },
+      ],
+      Researcher: 'nope',
+      Writer: [null, { text: 'fine' }, { toolCalls: {} }],
+    };
+    expect(() => scriptedModel(script as never)).toThrow(
+      new OptionsError(
+        'invalid_script',
+        [
+          'scriptedModel: 5 entries of the script are invalid:',
+          '- turn 1 of agent "Support": unknown key "txt" (did you mean "text"?)',
+          '- turn 2 of agent "Support": text must be a string when given; toolCalls[1].name must be a non-empty string; toolCalls[2].id must be a non-empty string',
+          '- the turns of agent "Researcher" must be an array',
+          '- turn 0 of agent "Writer" must be { text } or { toolCalls }, got null',
+          '- turn 2 of agent "Writer": toolCalls must be an array',
+        ].join('\n'),
+      ),
+    );
+  });
+
+  it('lists at most 20 bad entries of a script, and counts the others', () => {
+    const message = (() => {
+      try {
+        scriptedModel(Array.from({ length: 25 }, () => ({})) as never);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    const lines = message?.split('\n') ?? [];
+    expect(lines[0]).toBe('scriptedModel: 25 entries of the script are invalid:');
+    expect(lines.slice(1, 3)).toEqual([
+      '- turn 0 of agent "(all agents)": text must be a string',
+      '- turn 1 of agent "(all agents)": text must be a string',
+    ]);
+    expect(lines.length).toBe(22);
+    expect(lines.at(-1)).toBe('- and 5 more');
+  });
+
   it.each([
     [{ tool_calls: [{ name: 'a' }] }, 'unknown key "tool_calls" (did you mean "toolCalls"?)'],
     [{ content: 'hi' }, 'unknown key "content" (did you mean "text"?)'],
