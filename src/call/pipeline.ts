@@ -1067,10 +1067,11 @@ function projected(call: CallState, value: unknown, data: unknown, widget: Widge
       else {
         // `execute` ran and returned: the text names the function that failed, as a throwing `needsApproval`'s does;
         // an AI SDK tool's `error-text` answer is its own error, as `execute`'s would read, and its
-        // `execution-denied` answer a declined call.
+        // `execution-denied` answer a declined call, which keeps what `execute` returned: unlike a call declined
+        // before it, this one ran (its result part says so, and a replay tells the two apart by it).
         const { error } = forModel;
         if (error instanceof AiSdkDeniedOutput) {
-          call.done({ status: 'rejected', output: declinedText(call.tool.name, error.reason) });
+          call.done({ status: 'rejected', output: declinedText(call.tool.name, error.reason), value });
           return;
         }
         const message = thrownMessage(error, 'it', call.options.redactor);

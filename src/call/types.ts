@@ -327,7 +327,8 @@ export interface ToolCallResult {
   content?: ContentPart[];
   /**
    * `execute`'s full return value (parsed by `outputSchema` when given), before `toModelOutput` and with its
-   * widget; only when `status` is `ok`.
+   * widget; only when `status` is `ok`, or `rejected` by `toModelOutput` after `execute` returned (an AI SDK tool's
+   * `execution-denied` answer).
    */
   value?: unknown;
   /**

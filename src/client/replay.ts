@@ -77,15 +77,21 @@ class ThrownAgain implements RecordedFailure {
 const ENDED_SO = ['timeout', 'cancelled', 'rejected'] as const;
 
 /**
- * Whether `execute` may have run for a recorded call, so that a replayed `execute` may answer with it: never for
- * `invalid_arguments` or `unknown_tool`; for `rejected` only when `toModelOutput` refused the value (an AI SDK
- * `execution-denied`), which the recording cannot tell from a call declined before `execute`, so such a call
- * answers only where no other recorded call of the same arguments is left (a call declined in the run and
- * approved in the replay takes the answer the run's next approved call had).
+ * Whether `execute` ran for a recorded call, so that a replayed `execute` answers with it in the order recorded (2):
+ * never for `invalid_arguments` or `unknown_tool` (0). A `rejected` call ran when `toModelOutput` refused what
+ * `execute` returned (an AI SDK `execution-denied`): its result part then holds that value (`text` or `json`,
+ * ./result-parts.ts), and it answers in its turn (2). A `rejected` call without one was declined before `execute`,
+ * or recorded without parts (an older client, a service without `result_parts`), which cannot be told apart: it
+ * answers only where no other recorded call of the same arguments is left (1), so that a call declined in the run
+ * and approved in the replay takes the answer the run's next approved call had.
  */
-function answerRank(status: string): number {
+function answerRank(call: RecordedCall): number {
+  const { status } = call;
   if (status === 'invalid_arguments' || status === 'unknown_tool') return 0;
-  return status === 'rejected' ? 1 : 2;
+  if (status !== 'rejected') return 2;
+  const part = call.result;
+  const ran = part !== undefined && (part.type === 'json' || part.type === 'text');
+  return ran && Object.hasOwn(part, 'value') ? 2 : 1;
 }
 
 /** The replayed copy's `recordedFailure`: what its `execute` threw, when it threw a recorded failure. */
@@ -101,7 +107,12 @@ function answer(call: RecordedCall, projects: boolean): unknown {
   const prefix = `Error running ${call.toolName}: `;
   const message = call.output.startsWith(prefix) ? call.output.slice(prefix.length) : call.output;
   if (part?.type === 'error-json') throw new ThrownAgain(call, part.value);
-  if (part?.type === 'error-text' || (part === undefined && call.status !== 'ok'))
+  // A call declined after `execute` returned keeps that value in its part (see `answerRank`): it ends as recorded.
+  if (
+    part?.type === 'error-text' ||
+    (part === undefined && call.status !== 'ok') ||
+    call.status === 'rejected'
+  )
     throw new ThrownAgain(call, new Error(message));
   if (part?.type === 'content')
     return projects ? new RecordedOutput(content(part.value)) : content(part.value);
@@ -202,7 +213,7 @@ export function replayTools<T extends Tool<any, any, any>>(
         const same = (recorded: string) => recorded === key || recorded === hidden;
         for (const rank of [2, 1]) {
           for (const entry of left) {
-            if (entry.used || entry.call.toolName !== source.name || answerRank(entry.call.status) !== rank)
+            if (entry.used || entry.call.toolName !== source.name || answerRank(entry.call) !== rank)
               continue;
             entry.validated ??= validatedKey(source as Tool, entry.call.arguments);
             if (!same(entry.key) && !same(await entry.validated)) continue;

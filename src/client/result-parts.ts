@@ -60,6 +60,8 @@ const KIND_ONLY = Object.freeze({
  * - `ok` with content parts: `content` (the parts travel in `content`);
  * - `ok` with a string: `text`; any other value: `json`; with `value` only when `projected` (`output` is not the
  *   result: the tool has `toModelOutput`, or an approver edited the arguments and `output` starts with the note);
+ * - `rejected` with a value (`toModelOutput` declined what `execute` returned: an AI SDK `execution-denied`): that
+ *   value's `text` or `json` part, with `value`;
  * - a failure whose thrown value is plain JSON data (an object or an array, not an `Error`): `error-json` with it;
  * - a failure whose `output` is a JSON object or array (an `errorFunction` that wrote JSON): `error-json`, its
  *   value `output` parsed;
@@ -71,6 +73,10 @@ export function resultPartOf(
   redactor: Redactor,
   call: CallRedaction | undefined,
 ): ResultPartFrame {
+  // Declined after `execute` returned (an AI SDK `execution-denied`): the part of what it returned, with its value
+  // (`output` is the declined text), so that a reader tells the call from one declined before `execute`.
+  if (result.status === 'rejected' && result.value !== undefined)
+    return valuePart(result.value, redactor, call);
   if (result.status !== 'ok') {
     const thrown = result.error;
     if (result.status === 'error' && isJsonData(thrown))
@@ -79,9 +85,14 @@ export function resultPartOf(
     return isJsonText(result.output) ? KIND_ONLY['error-json'] : KIND_ONLY['error-text'];
   }
   if (result.content !== undefined) return KIND_ONLY.content;
-  const type = typeof result.value === 'string' ? 'text' : 'json';
-  if (!projected) return KIND_ONLY[type];
-  return { type, value: redactedJson(withoutWidget(result.value), redactor, call) };
+  if (!projected) return KIND_ONLY[typeof result.value === 'string' ? 'text' : 'json'];
+  return valuePart(result.value, redactor, call);
+}
+
+/** A `text` or `json` part with `value`, what `execute` returned (redacted, its widget left out). */
+function valuePart(value: unknown, redactor: Redactor, call: CallRedaction | undefined): ResultPartFrame {
+  const type = typeof value === 'string' ? 'text' : 'json';
+  return { type, value: redactedJson(withoutWidget(value), redactor, call) };
 }
 
 /**

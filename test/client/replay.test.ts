@@ -1,8 +1,11 @@
 /** `recordRun()` and `replayTools()`: a run replayed from its recording gives the same answers and runs nothing. */
+import { tool as aiTool } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type ScriptedTurn, type ScriptInput, scriptedModel } from '../../server-stub/index';
 import { Agent, content, type Tool, tool } from '../../src/index';
 import { invokeTool, ReplayError, type RunRecording, recordRun, replayTools } from '../../src/testing';
+import { toTools } from '../../src/tool/shapes';
 import { useStubClients } from '../support/stub-client';
 
 const { stub, connected } = useStubClients();
@@ -453,6 +456,44 @@ describe('record and replay', () => {
     const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
     const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
     expect(runs).toBe(1);
+    expect(lines(second)).toEqual(lines(first));
+  });
+
+  it('answers an AI SDK execution-denied and a later ok of the same arguments in the order the run had them', async () => {
+    let runs = 0;
+    const [guarded] = toTools(
+      {
+        guarded: aiTool({
+          description: 'Runs when allowed.',
+          inputSchema: z.object({ n: z.number() }),
+          execute: async () => {
+            runs += 1;
+            return { denied: runs === 1, run: runs };
+          },
+          toModelOutput: ({ output }) =>
+            output.denied
+              ? { type: 'execution-denied', reason: 'not yet' }
+              : { type: 'text', value: `ran ${output.run}` },
+        }),
+      },
+      'test',
+    );
+    const turn = { toolCalls: [{ name: 'guarded', arguments: { n: 1 } }] };
+    const { first, second, recording } = await liveThenReplayed(
+      [guarded as AnyTool],
+      [turn, turn, { text: 'done' }],
+    );
+    const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
+    expect(lines(first)).toEqual([
+      ['rejected', 'guarded was not run: the user declined. Reason: not yet'],
+      ['ok', 'ran 2'],
+    ]);
+    // The denied call reached execute: its part holds what execute returned, as a projected result's does.
+    expect(recording.calls.map((call) => call.result)).toEqual([
+      { type: 'json', value: { denied: true, run: 1 } },
+      { type: 'json', value: { denied: false, run: 2 } },
+    ]);
+    expect(runs).toBe(2);
     expect(lines(second)).toEqual(lines(first));
   });
 

@@ -187,6 +187,8 @@ describe('AI SDK tools (ai@6 tool())', () => {
     expect(await invokeTool(big!, { amount: 500 })).toEqual({
       status: 'rejected',
       output: 'transfer was not run: the user declined. Reason: over the limit',
+      // `execute` ran: what it returned is kept, as for an `ok` call.
+      value: { denied: true },
       durationMs: expect.any(Number),
     });
     expect(await invokeTool(big!, { amount: 5 })).toMatchObject({ status: 'ok', output: 'sent' });
