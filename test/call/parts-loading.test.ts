@@ -472,6 +472,52 @@ describe('the optional call code, loaded with import()', () => {
     },
   );
 
+  it('keeps a call its onApproval approved through a promise while it waits for code at close(), as at its gate', async () => {
+    const { core, parts, setCodeLoader } = await freshCore();
+    const retry = heldPart(setCodeLoader, 'retry');
+    const { pair, results, call } = service();
+    let decide: (approved: boolean) => void = () => {};
+    const client = clientOf(core, pair, {
+      tools: [],
+      onApproval: () =>
+        new Promise<boolean>((resolve) => {
+          decide = resolve;
+        }),
+    });
+    await client.connect();
+    client.addTool(
+      core.tool({
+        name: 'careful',
+        description: 'Asks, then retries.',
+        needsApproval: true,
+        sideEffect: 'none',
+        retry: { maxAttempts: 2, initialDelayMs: 0 },
+        execute: () => 'ran',
+      }),
+    );
+    await retry.imported;
+    await vi.waitFor(() => expect(parts.gate.code).toBeDefined());
+    vi.useFakeTimers();
+    call('c1', 'careful');
+    await vi.advanceTimersByTimeAsync(0);
+    // A person approved it: on another worker they would be asked again.
+    decide(true);
+    await vi.advanceTimersByTimeAsync(0);
+    let closed = false;
+    const closing = client.close({ timeoutMs: 5_000 }).then(() => {
+      closed = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ closed, results }).toEqual({ closed: false, results: [] });
+    retry.arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'ran' }]);
+    // This service never acknowledges: the drain ends at its timeoutMs.
+    await vi.advanceTimersByTimeAsync(5_000);
+    await closing;
+    expect(closed).toBe(true);
+  });
+
   it('hands back at once a call that reaches its wait for code after close() began', async () => {
     const { core, setCodeLoader } = await freshCore();
     const loads = heldPart(setCodeLoader, 'redaction');
