@@ -1,0 +1,112 @@
+/**
+ * The calls of a client keep their hidden class, and the optimised code that reads them, through a full collection
+ * made while no call is held (an idle client), as V8 makes one when allocation slows: see src/client/calls.ts
+ * `ClientExecution.kept`. V8's own checks (`--allow-natives-syntax`, set at run time as test/support/gc.ts sets
+ * `--expose-gc`) tell whether two objects have one hidden class and whether a function still runs optimised code.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { tool } from '../../src/tool/tool';
+import { nextTask, recording } from './call-runner-harness';
+
+setFlagsFromString('--allow-natives-syntax');
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+// Made after the flag is set: V8 reads `%` calls only in code it parses from then on.
+const sameClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+const optimiseOnNextCall = new Function(
+  'f',
+  '%PrepareFunctionForOptimization(f); f(arguments[1]); f(arguments[1]); %OptimizeFunctionOnNextCall(f);',
+) as (f: (value: object) => unknown, value: object) => void;
+const runsOptimised = new Function(
+  'f',
+  // V8's `OptimizationStatus`: bit 4 (16) is set while the function has optimised code attached.
+  'return (%GetOptimizationStatus(f) & 16) !== 0',
+) as (f: (value: object) => unknown) => boolean;
+
+const add = tool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  execute: () => 3,
+});
+
+const hold = (release: Promise<void>) =>
+  tool({
+    name: 'hold',
+    description: 'Waits until released.',
+    execute: () => release.then(() => 'released'),
+  });
+
+/** A runner whose calls' objects (its `contextFor` gets each) go to `seen`. */
+function runner(seen: object[], release: Promise<void> = Promise.resolve()) {
+  return recording([add, hold(release)], {
+    contextFor: (execution) => {
+      seen.push(execution);
+      return undefined;
+    },
+  });
+}
+
+/**
+ * Runs a held call and ten calls answered at once to their acks, and has V8 optimise `read` for what it reads of
+ * them: optimised over an answered call, it still runs optimised code once it read the held call, during its wait
+ * and after its end (one hidden class for all). Returns whether it did.
+ */
+async function optimisedOverCalls(read: (execution: object) => unknown): Promise<boolean> {
+  const seen: object[] = [];
+  let release = () => {};
+  const { calls, call } = runner(
+    seen,
+    new Promise<void>((resolve) => {
+      release = resolve;
+    }),
+  );
+  call('held', 'hold', { deadlineMs: 60_000 });
+  for (let i = 0; i < 10; i++) {
+    call(`c${i}`, 'add', { deadlineMs: 60_000 });
+    calls.ack(`c${i}`);
+  }
+  optimiseOnNextCall(read, seen[1] as object);
+  read(seen[0] as object);
+  release();
+  await nextTask();
+  calls.ack('held');
+  read(seen[0] as object);
+  // The runner lives on (its deadline timer holds it), and with it what its `contextFor` holds.
+  seen.length = 0;
+  return calls.running === 0 && runsOptimised(read);
+}
+
+describe('the hidden class of calls', () => {
+  // First: a call still reachable from an earlier test would keep the hidden classes alive on its own.
+  it('outlives a full collection made while no call is held: code that reads calls stays optimised', async () => {
+    const readCallId = (execution: object) => (execution as { callId: string }).callId;
+    expect(await optimisedOverCalls(readCallId)).toBe(true);
+    // Every call has ended and is acked: none is held, not even by this function's frame (the calls were made in
+    // another, which has returned).
+    await nextTask();
+    gc();
+    gc();
+    expect(runsOptimised(readCallId)).toBe(true);
+  });
+
+  it('is one for a call answered at once and a held call, before and after it ends', async () => {
+    const seen: object[] = [];
+    let release = () => {};
+    const { calls, call } = runner(
+      seen,
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    call('c1', 'add', { deadlineMs: 60_000 });
+    call('c2', 'hold', { deadlineMs: 60_000 });
+    const [answered, held] = seen as [object, object];
+    expect(sameClass(held, answered)).toBe(true);
+    release();
+    await nextTask();
+    expect(calls.running).toBe(0);
+    expect(sameClass(held, answered)).toBe(true);
+  });
+});
