@@ -123,10 +123,10 @@ interface RareState {
 /** What goes on after a phase of a call (see `CallRun.settle`). */
 type Next = (outcome: Settled<unknown>, call: CallState) => void;
 
-/** `CallRun.#next` once a wait of the call is over (the call may still listen to its signal: see `done`). */
+/** `CallRun.next` once a wait of the call is over (the call may still listen to its signal: see `done`). */
 const WAITED: Next = () => {};
 
-/** `CallRun.#next` once the call has its result. */
+/** `CallRun.next` once the call has its result. */
 const FINISHED: Next = () => {};
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
@@ -155,30 +155,34 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
  * methods (V8 gives every instance of a class with them a field of its own).
  */
 export abstract class CallRun extends Cancellation implements CallState {
+  // Fields are declared only and set in the constructor, `private` rather than `#`: a class built on this one (the
+  // client's `Execution`) calls `super()`, which Node 20's V8 (11.3) does not inline into a class that declares
+  // fields (instance members to initialise), nor into one with private instance methods: each such class of the
+  // chain then costs every call ~230 instructions (a generic construct). See src/call/signal.ts `Cancellation`.
   /** Its tool, once it starts (`startRun`). */
-  tool: Tool;
+  declare tool: Tool;
   /** Its tool's internals, once it starts: read at every phase (a field, not a lookup each time). */
-  internals: ToolInternals;
-  options: CallOptions;
+  declare internals: ToolInternals;
+  declare options: CallOptions;
   /**
    * Its `ctx` once made; before, its `ctx.context` when it has one ({@link Unmade}). A tool whose `execute` cannot
    * read a `ctx` (`ToolInternals.executeReadsContext`) makes none unless something else asks for it.
    */
-  #ctx: ToolContext | Unmade | undefined;
+  declare private madeCtx: ToolContext | Unmade | undefined;
   /** The state of its first `ctx.signal`: made when read, or when it aborts first (a timeout, the call's end). */
-  #signal: CallSignal | undefined;
+  declare private signalState: CallSignal | undefined;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
-  #rare: RareState | undefined;
+  declare private rare: RareState | undefined;
   /**
    * What goes on when the phase the call waits on is over (`settle`): `undefined` before its first wait,
    * {@link WAITED} between waits and after them, {@link FINISHED} once the call has its result.
    */
-  #next: Next | undefined;
+  declare private next: Next | undefined;
   /**
    * A phase's promise (its `execute`, say) is pending: set when the call waits on one, cleared when it settles,
    * even after the call has its result (a cancel or a timeout does not wait for it: see {@link CallRun.lateReturn}).
    */
-  #open = false;
+  declare private open: boolean;
 
   /** @param options - the call's options; none: the call is its own (a subclass then has their members). */
   constructor(options?: CallOptions) {
@@ -186,6 +190,11 @@ export abstract class CallRun extends Cancellation implements CallState {
     this.tool = undefined as unknown as Tool;
     this.internals = undefined as unknown as ToolInternals;
     this.options = options ?? (this as unknown as CallOptions);
+    this.madeCtx = undefined;
+    this.signalState = undefined;
+    this.rare = undefined;
+    this.next = undefined;
+    this.open = false;
   }
 
   /** Where the call's result goes, once. */
@@ -196,16 +205,16 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** The call's `ctx`, made on first read (with the ids, context and scope of its options then). */
   get ctx(): ToolContext {
-    const ctx = this.#ctx;
+    const ctx = this.madeCtx;
     if (ctx !== undefined && !(ctx instanceof Unmade)) return ctx;
     const made = newContext(this, ctx?.context);
-    this.#ctx = made;
+    this.madeCtx = made;
     return made;
   }
 
   /** An attempt of a tool with `retry` gives the call its own `ctx` (./retry.ts). */
   set ctx(ctx: ToolContext) {
-    this.#ctx = ctx;
+    this.madeCtx = ctx;
   }
 
   /** `ctx.signal` of its first `ctx` (./context.ts `ContextCall`), made on first read. */
@@ -221,7 +230,7 @@ export abstract class CallRun extends Cancellation implements CallState {
   static take(call: CallRun, tool: Tool, context: unknown): boolean {
     call.tool = tool;
     call.internals = toolInternals(tool)!;
-    if (context !== undefined) call.#ctx = new Unmade(context);
+    if (context !== undefined) call.madeCtx = new Unmade(context);
     const names = call.internals.sensitiveFieldNames;
     const { options } = call;
     if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
@@ -243,7 +252,7 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** What is left of `timeLimitMs`: kept apart once a phase spent some (only a call with a time limit has any). */
   get remainingMs(): number | undefined {
-    const rare = this.#rare;
+    const rare = this.rare;
     return rare === undefined ? this.timeLimitMs : rare.remainingMs;
   }
 
@@ -257,32 +266,32 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
   get editedArguments(): object | undefined {
-    return this.#rare?.editedArguments;
+    return this.rare?.editedArguments;
   }
 
   set editedArguments(edited: object | undefined) {
-    if (edited === undefined && this.#rare === undefined) return;
+    if (edited === undefined && this.rare === undefined) return;
     CallRun.#rareOf(this).editedArguments = edited;
   }
 
   /** The stage the call is in when it is not the tool's own work (`policy 2`), named if it times out there. */
   get stage(): string | undefined {
-    return this.#rare?.stage;
+    return this.rare?.stage;
   }
 
   set stage(stage: string | undefined) {
-    if (stage === undefined && this.#rare === undefined) return;
+    if (stage === undefined && this.rare === undefined) return;
     CallRun.#rareOf(this).stage = stage;
   }
 
   /** The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`): ./redaction.ts. */
   get redaction(): CallRedaction | undefined {
-    return this.#rare?.redaction;
+    return this.rare?.redaction;
   }
 
   // Static, as `#scrub` is: a private instance method would give every call a field of its own (V8's brand).
   static #rareOf(call: CallRun): RareState {
-    call.#rare ??= {
+    call.rare ??= {
       editedArguments: undefined,
       stage: undefined,
       redaction: undefined,
@@ -291,7 +300,7 @@ export abstract class CallRun extends Cancellation implements CallState {
       events: 0,
       remainingMs: call.timeLimitMs,
     };
-    return call.#rare;
+    return call.rare;
   }
 
   /**
@@ -299,8 +308,8 @@ export abstract class CallRun extends Cancellation implements CallState {
    * until the call ends, then no longer.
    */
   static #signalOf(call: CallRun): CallSignal {
-    call.#signal ??= new CallSignal(call.finished ? undefined : call.options.signal, call.tool.name);
-    return call.#signal;
+    call.signalState ??= new CallSignal(call.finished ? undefined : call.options.signal, call.tool.name);
+    return call.signalState;
   }
 
   /**
@@ -317,8 +326,8 @@ export abstract class CallRun extends Cancellation implements CallState {
     const signal = this.options.signal;
     const pending = settleNow(fn, signal, next, this as CallState, arg as A);
     if (pending === undefined) return;
-    this.#next = next as Next;
-    this.#open = true;
+    this.next = next as Next;
+    this.open = true;
     signal?.addEventListener('abort', this, { once: true });
     Promise.resolve(pending).then(this.fulfilled.bind(this), this.rejected.bind(this));
   }
@@ -340,18 +349,18 @@ export abstract class CallRun extends Cancellation implements CallState {
    * code) still runs, the call having been cancelled or timed out meanwhile.
    */
   get phaseOpen(): boolean {
-    return this.#open;
+    return this.open;
   }
 
   /** A phase's promise is pending (`settleThen`, for a phase with a time limit: ./signal.ts). */
   opened(): void {
-    this.#open = true;
+    this.open = true;
   }
 
   /** The pending phase's promise settled; after the call's end, {@link CallRun.lateReturn} is told. */
   returned(): void {
-    this.#open = false;
-    if (this.#next === FINISHED) this.lateReturn();
+    this.open = false;
+    if (this.next === FINISHED) this.lateReturn();
   }
 
   /**
@@ -370,9 +379,9 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** The phase the call waits on is over, unless it was already: what goes on is told `outcome`. */
   static #settled(call: CallRun, outcome: Settled<unknown>): void {
-    const next = call.#next;
+    const next = call.next;
     if (next === undefined || next === WAITED || next === FINISHED) return;
-    call.#next = WAITED;
+    call.next = WAITED;
     try {
       next(outcome, call);
     } catch (error) {
@@ -381,11 +390,12 @@ export abstract class CallRun extends Cancellation implements CallState {
   }
 
   done(outcome: CallOutcome): void {
-    const waited = this.#next;
+    const waited = this.next;
     if (waited === FINISHED) return;
     // Its `ctx.signal` no longer follows the caller's cancellation: one read later is aborted only if it came first.
-    if (this.#signal !== undefined || this.options.signal?.aborted === true) CallRun.#signalOf(this).end();
-    this.#next = FINISHED;
+    if (this.signalState !== undefined || this.options.signal?.aborted === true)
+      CallRun.#signalOf(this).end();
+    this.next = FINISHED;
     // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
     if (waited !== undefined) this.options.signal?.removeEventListener('abort', this);
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
@@ -411,18 +421,18 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** The values of `inputs` (raw, validated or edited arguments) under the redacted field names are redacted. */
   validated(...inputs: unknown[]): void {
-    this.#rare?.redaction?.addInputs(...inputs);
+    this.rare?.redaction?.addInputs(...inputs);
   }
 
   /** A text or value the call gives out while it runs, with the call's fields redacted when it has any. */
   static #scrub<T>(call: CallRun, value: T): T {
-    const redaction = call.#rare?.redaction;
+    const redaction = call.rare?.redaction;
     return redaction?.active === true ? scrub(value, redaction) : value;
   }
 
   /** A kept step's record as listeners get it: its result redacted when the call has fields to redact. */
   static #scrubStep<R extends { result: unknown }>(call: CallRun, record: R): R {
-    const redaction = call.#rare?.redaction;
+    const redaction = call.rare?.redaction;
     return redaction?.active === true ? { ...record, result: redaction.value(record.result) } : record;
   }
 
@@ -469,7 +479,7 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** `true` once the call has its result. */
   get finished(): boolean {
-    return this.#next === FINISHED;
+    return this.next === FINISHED;
   }
 
   /** `q1`, `q2`, … */

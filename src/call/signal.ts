@@ -25,7 +25,7 @@ export function callListener(listener: AbortListener): void {
   else listener.handleEvent();
 }
 
-/** The `#reason` of a cancellation or call not aborted (an abort's reason may be anything, `undefined` included). */
+/** The `abortedWith` of a cancellation or call not aborted (an abort's reason may be anything, `undefined` included). */
 const NOT_ABORTED: unique symbol = Symbol('not aborted');
 
 /**
@@ -34,25 +34,33 @@ const NOT_ABORTED: unique symbol = Symbol('not aborted');
  * Listeners run synchronously, in the order they were added, once.
  */
 export class Cancellation implements AbortLike {
+  // Fields are declared only and set in the constructor (TypeScript's `private`, not `#`): every call is a class
+  // built on this one, and on Node 20 (V8 11.3) a `super()` into a class that declares fields is not inlined, which
+  // costs each call ~230 instructions per class of its chain that does (see src/call/pipeline.ts `CallRun`).
   /** The abort's reason, or {@link NOT_ABORTED}: one field for both (a held call keeps one field less). */
-  #reason: unknown = NOT_ABORTED;
+  declare private abortedWith: unknown;
   /** One listener (the usual case: the step waiting on the tool) or several. */
-  #listeners: AbortListener | AbortListener[] | undefined;
+  declare private listeners: AbortListener | AbortListener[] | undefined;
+
+  constructor() {
+    this.abortedWith = NOT_ABORTED;
+    this.listeners = undefined;
+  }
 
   get aborted(): boolean {
-    return this.#reason !== NOT_ABORTED;
+    return this.abortedWith !== NOT_ABORTED;
   }
 
   get reason(): unknown {
-    return this.#reason === NOT_ABORTED ? undefined : this.#reason;
+    return this.abortedWith === NOT_ABORTED ? undefined : this.abortedWith;
   }
 
   /** Cancels with `reason` (the first cancel wins) and calls the listeners. A listener that throws is skipped. */
   abort(reason: unknown): void {
-    if (this.#reason !== NOT_ABORTED) return;
-    this.#reason = reason;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
+    if (this.abortedWith !== NOT_ABORTED) return;
+    this.abortedWith = reason;
+    const listeners = this.listeners;
+    this.listeners = undefined;
     if (listeners === undefined) return;
     for (const listener of Array.isArray(listeners) ? listeners : [listeners]) {
       try {
@@ -65,17 +73,17 @@ export class Cancellation implements AbortLike {
 
   /** Adds `listener`, once: adding one already there does nothing (as `EventTarget` does). */
   addEventListener(_type: 'abort', listener: AbortListener): void {
-    if (this.#reason !== NOT_ABORTED) return;
-    const listeners = this.#listeners;
-    if (listeners === undefined) this.#listeners = listener;
+    if (this.abortedWith !== NOT_ABORTED) return;
+    const listeners = this.listeners;
+    if (listeners === undefined) this.listeners = listener;
     else if (Array.isArray(listeners)) {
       if (!listeners.includes(listener)) listeners.push(listener);
-    } else if (listeners !== listener) this.#listeners = [listeners, listener];
+    } else if (listeners !== listener) this.listeners = [listeners, listener];
   }
 
   removeEventListener(_type: 'abort', listener: AbortListener): void {
-    const listeners = this.#listeners;
-    if (listeners === listener) this.#listeners = undefined;
+    const listeners = this.listeners;
+    if (listeners === listener) this.listeners = undefined;
     else if (Array.isArray(listeners)) {
       const index = listeners.indexOf(listener);
       if (index !== -1) listeners.splice(index, 1);

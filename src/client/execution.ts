@@ -221,47 +221,49 @@ export function extrasOf(frame: ToolCallFrame): CallExtras | undefined {
  * what it needs of a call here rather than in a map of its own.
  */
 export class Execution extends CallRun {
-  readonly callId: string;
-  readonly runId: string;
-  readonly toolName: string;
+  // Fields are declared only and set in the constructor, `private` rather than `#`: a `super()` into a class that
+  // declares fields is not inlined by Node 20's V8, ~230 instructions a call (src/call/pipeline.ts `CallRun`).
+  declare readonly callId: string;
+  declare readonly runId: string;
+  declare readonly toolName: string;
   /**
    * The arguments as received (a re-delivery with other arguments is told apart by them), parsed while the call
    * runs. While it waits for its first slot, their JSON text (an `ArgumentsText`); once its tool has them and it
    * waits (for a human, its key's turn, a nested run), only small ones, else `NOT_KEPT` (./held-arguments.ts). Set
    * by the call runner.
    */
-  arguments: unknown;
+  declare arguments: unknown;
   /** Where the call hands its result (the call runner). */
-  readonly owner: ExecutionOwner;
-  #state: CallState = 'queued';
+  declare readonly owner: ExecutionOwner;
+  declare private callState: CallState;
   /**
    * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
    * its `cancel` may have been lost with a socket. `undefined` while no deadline runs (none given, or waiting
    * for a human). Kept by `Deadlines`.
    */
-  deadlineAt: number | undefined;
+  declare deadlineAt: number | undefined;
   /**
    * The service's `deadlineMs` for the call, as last received (its `tool_call`, or the one that brought a
    * decision): the deadline a call starts again in full after its last question closes. Kept by `Deadlines`;
    * the call's `CallOptions.deadlineMs` (a call stopped by it before its tool began ends `timeout`).
    */
-  deadlineMs: number | undefined;
+  declare deadlineMs: number | undefined;
   /**
    * When it started running (`performance.now()`, whole ms: a small integer, not a heap number); the call counts
    * its result's `durationMs` from it too (`ResultSink.started`).
    */
-  started = 0;
+  declare started: number;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
    * `undefined` until its tool began. Kept by `Leases` (./leases.ts) and `LeaseRenewal` (./lease-renewal.ts): a
    * field, not a map entry per call.
    */
-  heardAt: number | undefined;
+  declare heardAt: number | undefined;
   /**
    * What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set.
    * Until then, the call's {@link CallExtras} alone when its frame carried any (often shared: no object of its own).
    */
-  #rare: RareState | CallExtras | undefined;
+  declare private rareOrExtras: RareState | CallExtras | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
@@ -270,13 +272,18 @@ export class Execution extends CallRun {
     this.toolName = frame.toolName;
     this.arguments = frame.arguments;
     this.owner = owner;
+    this.callState = 'queued';
+    this.deadlineAt = undefined;
+    this.deadlineMs = undefined;
+    this.started = 0;
+    this.heardAt = undefined;
     const last = owner.lastExtras;
-    if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.#rare = last;
+    if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.rareOrExtras = last;
     else {
       const extras = extrasOf(frame);
       // Kept steps are the frame's own object (no other call's compares equal): not shared, so the owner does not
       // keep the steps of a call that has ended.
-      this.#rare = extras;
+      this.rareOrExtras = extras;
       if (extras !== undefined && extras.steps === undefined) owner.lastExtras = extras;
     }
   }
@@ -286,7 +293,7 @@ export class Execution extends CallRun {
    * carried none (most calls keep four fields of their frame, and nothing of it else).
    */
   get extras(): CallExtras | undefined {
-    const rare = this.#rare;
+    const rare = this.rareOrExtras;
     return rare instanceof RareState ? rare.extras : rare;
   }
 
@@ -336,7 +343,7 @@ export class Execution extends CallRun {
   }
 
   get state(): CallState {
-    return this.#state;
+    return this.callState;
   }
 
   /**
@@ -390,15 +397,15 @@ export class Execution extends CallRun {
 
   // Static: a private instance method or accessor would give every call a field of its own (V8's brand).
   static #stateOf(execution: Execution): RareState | undefined {
-    const rare = execution.#rare;
+    const rare = execution.rareOrExtras;
     return rare instanceof RareState ? rare : undefined;
   }
 
   static #rareOf(execution: Execution): RareState {
-    const rare = execution.#rare;
+    const rare = execution.rareOrExtras;
     if (rare instanceof RareState) return rare;
     const state = new RareState(rare);
-    execution.#rare = state;
+    execution.rareOrExtras = state;
     return state;
   }
 
@@ -407,9 +414,9 @@ export class Execution extends CallRun {
    * change) when it does not. Only `Slots` calls this: it counts the slots held as the calls move.
    */
   moveTo(to: CallState): CallState | undefined {
-    const from = this.#state;
+    const from = this.callState;
     if (!canMove(from, to)) return undefined;
-    this.#state = to;
+    this.callState = to;
     return from;
   }
 

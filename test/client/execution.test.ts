@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
   type CallState,
@@ -156,5 +159,43 @@ describe('Execution frame', () => {
     plain.approvalReason = 'why';
     expect(plain.extras).toBeUndefined();
     expect(plain.approvalReason).toBe('why');
+  });
+});
+
+describe('the classes a call is built on', () => {
+  // `Execution` extends `CallRun` extends `Cancellation`: Node 20's V8 (11.3) does not inline a `super()` into a
+  // class with instance fields or private instance methods, and every call then pays a generic construct per such
+  // class (src/call/pipeline.ts `CallRun`).
+  const CHAIN = [
+    ['src/call/signal.ts', 'Cancellation'],
+    ['src/call/pipeline.ts', 'CallRun'],
+    ['src/client/execution.ts', 'Execution'],
+  ] as const;
+
+  it.each(CHAIN)('%s: %s declares no instance field and no private instance method', (file, name) => {
+    const path = fileURLToPath(new URL(`../../${file}`, import.meta.url));
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest);
+    const found = source.statements.find(
+      (node): node is ts.ClassDeclaration => ts.isClassDeclaration(node) && node.name?.text === name,
+    );
+    expect(found, name).toBeDefined();
+    const isStatic = (member: ts.ClassElement) =>
+      ts.canHaveModifiers(member) &&
+      (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
+    const declaresOnly = (member: ts.PropertyDeclaration) =>
+      (ts.getModifiers(member) ?? []).some(
+        (m) => m.kind === ts.SyntaxKind.DeclareKeyword || m.kind === ts.SyntaxKind.AbstractKeyword,
+      );
+    const offending = (found?.members ?? [])
+      .filter((member) => !isStatic(member))
+      .filter(
+        (member) =>
+          (ts.isPropertyDeclaration(member) && !declaresOnly(member)) ||
+          ((ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) &&
+            member.name !== undefined &&
+            ts.isPrivateIdentifier(member.name)),
+      )
+      .map((member) => member.name?.getText(source));
+    expect(offending).toEqual([]);
   });
 });
