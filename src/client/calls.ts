@@ -1576,6 +1576,8 @@ export class CallRunner implements ExecutionOwner {
  * `Entry`).
  */
 class AnsweredCall {
+  /** Keeps the hidden class of answered calls while none is held, as `ClientExecution.kept` keeps calls'. */
+  static readonly kept: AnsweredCall = new AnsweredCall('', '', '', undefined);
   declare readonly type: 'tool_call';
   declare readonly callId: string;
   declare readonly runId: string;

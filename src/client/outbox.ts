@@ -135,41 +135,6 @@ export function hasRoom(
 }
 
 /**
- * One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet).
- *
- * A class, as {@link ResultFrame} and the kept `tool_call` of an answered call (src/client/calls.ts): V8 notes where
- * each object literal is made, and once most objects of a place outlive a young-generation collection (results
- * held until their ack while calls are many in flight) it makes that place's objects in the old generation from
- * then on, throwing away the optimised code that makes them, once per process between its 10,000th and 20,000th
- * calls; the results of lone calls then become old-generation garbage. The instances of a class are always made
- * young.
- */
-class Entry {
-  declare frame: ToolResultFrame;
-  /** The call's frame: its tool's name, for the texts and events about this result. */
-  declare readonly call: ToolCallFrame;
-  declare sentOn: number;
-  /** `frame` is already the error result that replaced one that could not be sent. */
-  declare replaced: boolean;
-  /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
-  declare bytes: number;
-  /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
-  declare lead: readonly ClientFrame[] | undefined;
-  declare leadAt: number;
-
-  // Fields are declared only and set here: no field initializer runs per result.
-  constructor(frame: ToolResultFrame, call: ToolCallFrame, lead: readonly ClientFrame[] | undefined) {
-    this.frame = frame;
-    this.call = call;
-    this.sentOn = -1;
-    this.replaced = false;
-    this.bytes = 0;
-    this.lead = lead;
-    this.leadAt = 0;
-  }
-}
-
-/**
  * A `tool_result` frame as the outbox makes it (a class: see {@link Entry}), with every field it may get in their
  * order on the wire, `undefined` until set (`JSON.stringify` leaves those out): one hidden class for every result.
  */
@@ -197,6 +162,52 @@ class ResultFrame implements ToolResultFrame {
     this.widget = undefined;
     this.content = undefined;
     this.result = undefined;
+  }
+}
+
+/**
+ * One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet).
+ *
+ * A class, as {@link ResultFrame} and the kept `tool_call` of an answered call (src/client/calls.ts): V8 notes where
+ * each object literal is made, and once most objects of a place outlive a young-generation collection (results
+ * held until their ack while calls are many in flight) it makes that place's objects in the old generation from
+ * then on, throwing away the optimised code that makes them, once per process between its 10,000th and 20,000th
+ * calls; the results of lone calls then become old-generation garbage. The instances of a class are always made
+ * young.
+ */
+class Entry {
+  /**
+   * A result held by the class, never sent: it keeps the hidden classes of entries and of {@link ResultFrame}s, and
+   * so the optimised code of the result path, while the outbox holds none. A full collection while no result waits
+   * for its ack (an idle client) would free them and throw that code away, as for calls (src/client/calls.ts
+   * `ClientExecution.kept`).
+   */
+  static readonly kept: Entry = new Entry(
+    new ResultFrame('', 'ok', '', 0),
+    { type: 'tool_call', callId: '', runId: '', toolName: '' },
+    undefined,
+  );
+  declare frame: ToolResultFrame;
+  /** The call's frame: its tool's name, for the texts and events about this result. */
+  declare readonly call: ToolCallFrame;
+  declare sentOn: number;
+  /** `frame` is already the error result that replaced one that could not be sent. */
+  declare replaced: boolean;
+  /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
+  declare bytes: number;
+  /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
+  declare lead: readonly ClientFrame[] | undefined;
+  declare leadAt: number;
+
+  // Fields are declared only and set here: no field initializer runs per result.
+  constructor(frame: ToolResultFrame, call: ToolCallFrame, lead: readonly ClientFrame[] | undefined) {
+    this.frame = frame;
+    this.call = call;
+    this.sentOn = -1;
+    this.replaced = false;
+    this.bytes = 0;
+    this.lead = lead;
+    this.leadAt = 0;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * The calls of a client keep their hidden class, and the optimised code that reads them, through a full collection
- * made while no call is held (an idle client), as V8 makes one when allocation slows: see src/client/calls.ts
- * `ClientExecution.kept`. V8's own checks (`--allow-natives-syntax`, set at run time as test/support/gc.ts sets
+ * The calls of a client, and their results, keep their hidden class, and the optimised code that reads them, through
+ * a full collection made while no call or result is held (an idle client), as V8 makes one when allocation slows:
+ * see src/client/calls.ts `ClientExecution.kept`, and `Entry.kept` and `AnsweredCall.kept` of the result path. V8's own checks (`--allow-natives-syntax`, set at run time as test/support/gc.ts sets
  * `--expose-gc`) tell whether two objects have one hidden class and whether a function still runs optimised code.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -77,6 +77,30 @@ async function optimisedOverCalls(read: (execution: object) => unknown): Promise
   seen.length = 0;
   return calls.running === 0 && runsOptimised(read);
 }
+
+describe('the hidden class of results', () => {
+  // Before the calls' tests: their last one leaves results unacked, which would keep the hidden classes alive.
+  it('outlives a full collection made while no result waits for its ack', async () => {
+    const seen: object[] = [];
+    const { calls, call, sent } = runner(seen);
+    const readStatus = (frame: object) => (frame as { status: string }).status;
+    for (let i = 0; i < 10; i++) call(`r${i}`, 'add', { deadlineMs: 60_000 });
+    await nextTask();
+    const results = sent.filter((frame) => frame.type === 'tool_result');
+    expect(results).toHaveLength(10);
+    optimiseOnNextCall(readStatus, results[0] as object);
+    readStatus(results[1] as object);
+    for (let i = 0; i < 10; i++) calls.ack(`r${i}`);
+    sent.length = 0;
+    results.length = 0;
+    seen.length = 0;
+    expect(runsOptimised(readStatus)).toBe(true);
+    await nextTask();
+    gc();
+    gc();
+    expect(runsOptimised(readStatus)).toBe(true);
+  });
+});
 
 describe('the hidden class of calls', () => {
   // First: a call still reachable from an earlier test would keep the hidden classes alive on its own.
