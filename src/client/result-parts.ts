@@ -61,7 +61,7 @@ const KIND_ONLY = Object.freeze({
  * - `ok` with a string: `text`; any other value: `json`; with `value` only when `projected` (`output` is not the
  *   result: the tool has `toModelOutput`, or an approver edited the arguments and `output` starts with the note);
  * - `rejected` with a value (`toModelOutput` declined what `execute` returned: an AI SDK `execution-denied`): that
- *   value's `text` or `json` part, with `value`;
+ *   value's `text` or `json` part, with `value` (`null` for an `execute` that returned nothing);
  * - a failure whose thrown value is plain JSON data (an object or an array, not an `Error`): `error-json` with it;
  * - a failure whose `output` is a JSON object or array (an `errorFunction` that wrote JSON): `error-json`, its
  *   value `output` parsed;
@@ -75,8 +75,9 @@ export function resultPartOf(
 ): ResultPartFrame {
   // Declined after `execute` returned (an AI SDK `execution-denied`): the part of what it returned, with its value
   // (`output` is the declined text), so that a reader tells the call from one declined before `execute`.
-  if (result.status === 'rejected' && result.value !== undefined)
-    return valuePart(result.value, redactor, call);
+  // It ran even when it returned nothing (`value` there, `undefined`): then `null`, as JSON has no `undefined`.
+  if (result.status === 'rejected' && Object.hasOwn(result, 'value'))
+    return valuePart(result.value ?? null, redactor, call);
   if (result.status !== 'ok') {
     const thrown = result.error;
     if (result.status === 'error' && isJsonData(thrown))

@@ -497,6 +497,40 @@ describe('record and replay', () => {
     expect(lines(second)).toEqual(lines(first));
   });
 
+  it('keeps the order of an execution-denied call whose execute returned nothing, then an ok one', async () => {
+    let runs = 0;
+    const [guarded] = toTools(
+      {
+        guarded: aiTool({
+          description: 'Runs when it has something.',
+          inputSchema: z.object({ n: z.number() }),
+          execute: async () => {
+            runs += 1;
+            return runs === 1 ? undefined : 'fine';
+          },
+          toModelOutput: ({ output }) =>
+            output === undefined
+              ? { type: 'execution-denied', reason: 'nothing yet' }
+              : { type: 'text', value: `got ${output}` },
+        }),
+      },
+      'test',
+    );
+    const turn = { toolCalls: [{ name: 'guarded', arguments: { n: 1 } }] };
+    const { first, second, recording } = await liveThenReplayed(
+      [guarded as AnyTool],
+      [turn, turn, { text: 'done' }],
+    );
+    const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
+    expect(lines(first)).toEqual([
+      ['rejected', 'guarded was not run: the user declined. Reason: nothing yet'],
+      ['ok', 'got fine'],
+    ]);
+    // It ran and returned nothing: its part says so (JSON has no undefined), unlike a call declined before execute.
+    expect(recording.calls[0]?.result).toEqual({ type: 'json', value: null });
+    expect(lines(second)).toEqual(lines(first));
+  });
+
   it('ends a rejected call that reached execute rejected, and never answers with an invalid_arguments call', async () => {
     const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
     const denied = 'echo was not run: the user declined.';
