@@ -7,7 +7,7 @@
 import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
-import { describeSecret, unknownKeysText } from '../src/tool/check-options';
+import { describeSecret, describeValue, unknownKeysText } from '../src/tool/check-options';
 import { ruleOf } from '../src/wire/issue-text';
 import {
   type AgentDefinition,
@@ -255,6 +255,9 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
       );
     corsOrigins.add(origin);
   }
+  // An --agents file of one definition, or of `null`, is not a list: said as such, not as a crash or no agents.
+  if (options.agents !== undefined && !Array.isArray(options.agents))
+    fail(`agents must be an array of agent definitions, got ${describeValue(options.agents)}`);
   const agents = new Map<string, AgentDefinition>();
   // Every bad definition at once, each at its place and saying why: one who fixes an --agents file fixes them all.
   const badAgents: string[] = [];

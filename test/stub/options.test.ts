@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { STUB_DEFAULTS, startStubServer } from '../../server-stub/index';
 import { resolveStubOptions } from '../../server-stub/options';
+import type { AgentDefinition } from '../../src/wire/protocol';
 import { PROTOCOL_DEFAULTS } from '../../src/wire/protocol';
 import { agent } from './helpers';
 
@@ -56,6 +57,14 @@ describe('stub options', () => {
     ],
     [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],
     [{ agents: [agent('a', []), agent('a', [])] }, 'startStubServer: agents[1]: the name "a" is used twice'],
+    [
+      { agents: agent('a', []) as unknown as AgentDefinition[] },
+      'startStubServer: agents must be an array of agent definitions, got an object',
+    ],
+    [
+      { agents: null as unknown as AgentDefinition[] },
+      'startStubServer: agents must be an array of agent definitions, got null',
+    ],
     [
       { agents: [{ name: 'a', tools: [] }] },
       'startStubServer: agents[0] is not a valid agent definition: instructions must be a string',
