@@ -301,7 +301,8 @@ function readJson(flag: string, path: string): unknown {
     throw new Error(`--${flag}: cannot read ${path}: ${(error as Error).message}`);
   }
   try {
-    return JSON.parse(text);
+    // A byte order mark (a Windows editor's UTF-8) is no JSON: dropped, as the keys file's is (trimmed).
+    return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (error) {
     throw new Error(`--${flag}: ${path} is not JSON: ${(error as Error).message}`);
   }

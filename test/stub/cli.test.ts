@@ -56,6 +56,26 @@ describe('toolwire-stub arguments', () => {
     expect(command.kind === 'start' && typeof command.options.model?.nextTurn).toBe('function');
   });
 
+  it('reads script and agents files saved with a byte order mark, as the keys file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-'));
+    // Windows editors save UTF-8 with a BOM, which JSON.parse refuses with an invisible character in its message.
+    writeFileSync(join(dir, 'script.json'), `\uFEFF${JSON.stringify([{ text: 'hello' }])}`);
+    writeFileSync(
+      join(dir, 'agents.json'),
+      `\uFEFF${JSON.stringify([{ name: 'a', instructions: '', tools: [] }])}`,
+    );
+    const command = parseCliArgs([
+      '--script',
+      join(dir, 'script.json'),
+      '--agents',
+      join(dir, 'agents.json'),
+    ]);
+    expect(command.kind === 'start' && command.options.agents).toEqual([
+      { name: 'a', instructions: '', tools: [] },
+    ]);
+    expect(command.kind === 'start' && command.options.model?.info?.name).toBe('scripted (1 turn)');
+  });
+
   it('refuses unknown options and bad numbers with a message naming them', () => {
     expect(() => parseCliArgs(['--port', 'eighty'])).toThrow('--port must be an integer ≥ 0, got "eighty"');
     expect(() => parseCliArgs(['--prot', '80'])).toThrow(
