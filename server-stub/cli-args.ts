@@ -123,6 +123,29 @@ function unknownFlagsText(argv: readonly string[]): string | undefined {
 }
 
 /**
+ * The refusal of an argument with no flag before it (`parseArgs` quotes it): quoted unless the command line holds a
+ * key, which it may be (`--api-key key-1 key-2`), and which stderr (a terminal, a CI log) must not show.
+ */
+function positionalText(argv: readonly string[]): string {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+    options: FLAGS,
+  });
+  const positional = tokens.find((token) => token.kind === 'positional');
+  const keyed = argv.some((arg) => KEY_FLAGS.some((flag) => arg === flag || arg.startsWith(`${flag}=`)));
+  if (positional === undefined) return 'unexpected argument; this command takes no positional arguments';
+  return keyed
+    ? `unexpected argument ${positional.index + 1} (not shown: it may be a key); this command takes no positional arguments: give each key its own --api-key`
+    : `unexpected argument ${JSON.stringify(positional.value)}; this command takes no positional arguments`;
+}
+
+/** The flags whose value is a key. */
+const KEY_FLAGS: readonly string[] = ['--api-key', '--admin-key'];
+
+/**
  * Turns argv (without `node` and the script) into a command.
  * @throws Error with a message naming the argument, for unknown flags (every one), a bad number or an unreadable
  *   file.
@@ -130,12 +153,13 @@ function unknownFlagsText(argv: readonly string[]): string | undefined {
 export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
   const unknownFlags = unknownFlagsText(argv);
   if (unknownFlags !== undefined) throw new Error(unknownFlags);
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: false,
-    options: FLAGS,
-  });
+  let values: ReturnType<typeof parseArgs<{ options: typeof FLAGS }>>['values'];
+  try {
+    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: FLAGS }));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw error;
+    throw new Error(positionalText(argv));
+  }
   if (values.help) return { kind: 'help' };
   const options: Omit<StubServerOptions, 'logger'> = {};
   // A number as written (`1.5`, `-1` included), else the text itself: the one check that knows the flag's range

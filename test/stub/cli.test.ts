@@ -76,6 +76,27 @@ describe('toolwire-stub arguments', () => {
     expect(command.kind === 'start' && command.options.model?.info?.name).toBe('scripted (1 turn)');
   });
 
+  it('refuses an argument with no flag, never showing it when the command line holds a key', () => {
+    expect(() => parseCliArgs(['--port', '80', '8080'])).toThrow(
+      new Error('unexpected argument "8080"; this command takes no positional arguments'),
+    );
+    // `--api-key` takes one key: the second is left over, and is a key all the same.
+    for (const argv of [
+      ['--api-key', 'key-one', 'key-two-secret'],
+      ['--admin-key=admin-secret', 'key-two-secret'],
+      ['--api-key', 'key-one', '--', 'key-two-secret'],
+    ]) {
+      let message = '';
+      try {
+        parseCliArgs(argv);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^unexpected argument \d \(not shown: it may be a key\)/);
+      expect(message).not.toContain('secret');
+    }
+  });
+
   it('refuses unknown options and bad numbers with a message naming them', () => {
     expect(() => parseCliArgs(['--port', 'eighty'])).toThrow('--port must be an integer ≥ 0, got "eighty"');
     expect(() => parseCliArgs(['--prot', '80'])).toThrow(
