@@ -266,16 +266,16 @@ export async function checkModelPackages(options: Pick<StubServerOptions, 'model
 function parseFeatures(raw: string): Feature[] {
   if (raw.trim() === 'none') return [];
   if (raw.trim() === 'all') return [...FEATURES];
-  return raw.split(',').map((part) => {
-    const name = part.trim();
-    const feature = featureOf(name);
-    if (feature === undefined) {
-      throw new Error(
-        `--features: unknown feature ${JSON.stringify(name)} (known: ${FEATURES.join(', ')}; or all, or none)`,
-      );
-    }
-    return feature;
-  });
+  const names = raw.split(',').map((part) => part.trim());
+  // Every unknown one at once, with the feature probably meant, as unknown flags are named.
+  const unknown = names.filter(
+    (name, index) => featureOf(name) === undefined && names.indexOf(name) === index,
+  );
+  if (unknown.length > 0) {
+    const text = unknownKeysText(unknown, FEATURES, {}, 'feature');
+    throw new Error(`--features: ${text}${text.includes('; known features: ') ? '; or all, or none' : ''}`);
+  }
+  return names.map((name) => featureOf(name) as Feature);
 }
 
 /**

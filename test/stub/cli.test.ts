@@ -194,9 +194,21 @@ describe('toolwire-stub arguments', () => {
     ],
     [
       ['--features', 'progress,telepathy'],
-      `--features: unknown feature "telepathy" (known: ${FEATURES.join(', ')}; or all, or none)`,
+      `--features: unknown feature "telepathy"; known features: ${FEATURES.join(', ')}; or all, or none`,
     ],
-    [['--features', ''], `--features: unknown feature "" (known: ${FEATURES.join(', ')}; or all, or none)`],
+    [
+      ['--features', ''],
+      `--features: unknown feature ""; known features: ${FEATURES.join(', ')}; or all, or none`,
+    ],
+    // Every unknown one at once, each with the feature probably meant, as unknown flags are named.
+    [
+      ['--features', 'leas,progress,progres,leas'],
+      '--features: unknown features "leas" (did you mean "lease"?) and "progres" (did you mean "progress"?)',
+    ],
+    [
+      ['--features', 'leas,telepathy'],
+      `--features: unknown features "leas" (did you mean "lease"?) and "telepathy"; known features: ${FEATURES.join(', ')}; or all, or none`,
+    ],
   ])('refuses %j with a message naming the flag', (argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(message);
   });
