@@ -47,7 +47,7 @@ export function scriptedModel(script: Script): Model {
   }
   const entries: Array<[string, readonly ScriptedTurn[]]> = perAgent
     ? Object.entries(script as Record<string, readonly ScriptedTurn[]>)
-    : [['(all agents)', script as readonly ScriptedTurn[]]];
+    : [['', script as readonly ScriptedTurn[]]];
   // Every bad entry at once, each at its place: one who fixes a script file fixes them all in one go.
   const problems: string[] = [];
   for (const [agent, turns] of entries) {
@@ -58,7 +58,7 @@ export function scriptedModel(script: Script): Model {
     turns.forEach((turn, index) => {
       if (typeof turn === 'function') return;
       const problem = turnProblem(turn);
-      if (problem !== undefined) problems.push(`turn ${index} of agent "${agent}"${problem}`);
+      if (problem !== undefined) problems.push(`${turnPlace(index, perAgent ? agent : undefined)}${problem}`);
     });
   }
   if (problems.length > 0) throw new OptionsError('invalid_script', scriptProblemsText(problems));
@@ -98,10 +98,18 @@ export function scriptedModel(script: Script): Model {
         );
       }
       const turn = typeof entry === 'function' ? await entry(input) : entry;
-      checkTurn(turn, `scriptedModel: turn ${request.turn} of agent "${name}" returned`);
+      checkTurn(turn, `scriptedModel: ${turnPlace(request.turn, name)} returned`);
       return turn;
     },
   };
+}
+
+/**
+ * Where a turn is, counted from 1 as the run-time errors count (`has no turn 3`): `turn 2 of agent "Support"`, or
+ * `turn 2` in a script of one list for every agent.
+ */
+function turnPlace(index: number, agent: string | undefined): string {
+  return agent === undefined ? `turn ${index + 1}` : `turn ${index + 1} of agent "${agent}"`;
 }
 
 function agentsWithTurns(entries: ReadonlyArray<[string, readonly ScriptedTurn[]]>): string {

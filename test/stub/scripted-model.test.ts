@@ -57,14 +57,14 @@ describe('scriptedModel', () => {
     expect(malformed).toThrow(
       new OptionsError(
         'invalid_script',
-        'scriptedModel: turn 1 of agent "(all agents)": unknown key "nope"; known keys: text, toolCalls',
+        'scriptedModel: turn 2: unknown key "nope"; known keys: text, toolCalls',
       ),
     );
     expect(() => scriptedModel([{ text: 'ok' }, {} as never])).toThrow(
-      'scriptedModel: turn 1 of agent "(all agents)": text must be a string',
+      'scriptedModel: turn 2: text must be a string',
     );
     expect(() => scriptedModel({ a: [{ toolCalls: [{ name: '' }] }] })).toThrow(
-      'scriptedModel: turn 0 of agent "a": toolCalls[0].name must be a non-empty string',
+      'scriptedModel: turn 1 of agent "a": toolCalls[0].name must be a non-empty string',
     );
     expect(() => scriptedModel({ a: 'nope' as never })).toThrow(
       'scriptedModel: the turns of agent "a" must be an array',
@@ -86,11 +86,11 @@ describe('scriptedModel', () => {
         'invalid_script',
         [
           'scriptedModel: 5 entries of the script are invalid:',
-          '- turn 1 of agent "Support": unknown key "txt" (did you mean "text"?)',
-          '- turn 2 of agent "Support": text must be a string when given; toolCalls[1].name must be a non-empty string; toolCalls[2].id must be a non-empty string',
+          '- turn 2 of agent "Support": unknown key "txt" (did you mean "text"?)',
+          '- turn 3 of agent "Support": text must be a string when given; toolCalls[1].name must be a non-empty string; toolCalls[2].id must be a non-empty string',
           '- the turns of agent "Researcher" must be an array',
-          '- turn 0 of agent "Writer" must be { text } or { toolCalls }, got null',
-          '- turn 2 of agent "Writer": toolCalls must be an array',
+          '- turn 1 of agent "Writer" must be { text } or { toolCalls }, got null',
+          '- turn 3 of agent "Writer": toolCalls must be an array',
         ].join('\n'),
       ),
     );
@@ -106,10 +106,7 @@ describe('scriptedModel', () => {
     })();
     const lines = message?.split('\n') ?? [];
     expect(lines[0]).toBe('scriptedModel: 25 entries of the script are invalid:');
-    expect(lines.slice(1, 3)).toEqual([
-      '- turn 0 of agent "(all agents)": text must be a string',
-      '- turn 1 of agent "(all agents)": text must be a string',
-    ]);
+    expect(lines.slice(1, 3)).toEqual(['- turn 1: text must be a string', '- turn 2: text must be a string']);
     expect(lines.length).toBe(22);
     expect(lines.at(-1)).toBe('- and 5 more');
   });
@@ -130,7 +127,7 @@ describe('scriptedModel', () => {
     ],
   ])('refuses the script turn %j naming the key it means, instead of dropping it', (turn, message) => {
     expect(() => scriptedModel({ Support: [turn as never] })).toThrow(
-      new OptionsError('invalid_script', `scriptedModel: turn 0 of agent "Support": ${message}`),
+      new OptionsError('invalid_script', `scriptedModel: turn 1 of agent "Support": ${message}`),
     );
   });
 
@@ -189,7 +186,7 @@ describe('scriptedModel', () => {
     await expect(model.nextTurn(request(0))).rejects.toMatchObject({
       name: 'OptionsError',
       code: 'invalid_script',
-      message: 'scriptedModel: turn 0 of agent "a" returned: toolCalls must be an array',
+      message: 'scriptedModel: turn 1 of agent "a" returned: toolCalls must be an array',
     });
   });
 });
