@@ -99,19 +99,21 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
+/** `argv` read without refusing anything (`parseArgs` not strict): what the two texts below look at. */
+function looseTokens(argv: readonly string[]) {
+  return (
+    parseArgs({ args: [...argv], strict: false, allowPositionals: true, tokens: true, options: FLAGS })
+      .tokens ?? []
+  );
+}
+
 /**
  * Every flag of `argv` that `toolwire-stub` does not have, in one message with a "did you mean" each, as the
  * stub's options and script keys are refused (`unknown flags "--prot" (did you mean "--port"?) and "--verbose";
  * known flags: …`); `parseArgs` itself names only the first. `undefined` when every flag is known.
  */
 function unknownFlagsText(argv: readonly string[]): string | undefined {
-  const { tokens } = parseArgs({
-    args: [...argv],
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-    options: FLAGS,
-  });
+  const tokens = looseTokens(argv);
   const unknown: string[] = [];
   for (const token of tokens) {
     if (token.kind !== 'option' || Object.hasOwn(FLAGS, token.name)) continue;
@@ -127,13 +129,7 @@ function unknownFlagsText(argv: readonly string[]): string | undefined {
  * key, which it may be (`--api-key key-1 key-2`), and which stderr (a terminal, a CI log) must not show.
  */
 function positionalText(argv: readonly string[]): string {
-  const { tokens } = parseArgs({
-    args: [...argv],
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-    options: FLAGS,
-  });
+  const tokens = looseTokens(argv);
   const positional = tokens.find((token) => token.kind === 'positional');
   const keyed = argv.some((arg) => KEY_FLAGS.some((flag) => arg === flag || arg.startsWith(`${flag}=`)));
   if (positional === undefined) return 'unexpected argument; this command takes no positional arguments';
