@@ -24,9 +24,11 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 151, calls: 198 } as cons
 /**
  * The browser first download, zod left out (bench/lib/bundle-size.ts, the issue's target figure), in bytes after
  * gzip level 9: at most this, and at least this less {@link FIRST_DOWNLOAD_SLACK_BYTES}. Issue 28's target is
- * 52 KB (53,248 B); the peers' pages weigh 50–52 KB. Measured 82,162 B on 2026-12-06.
+ * 52 KB (53,248 B); the peers' pages weigh 50–52 KB. Measured 82,162 B on 2026-12-06; 82,434 B on 2026-12-07
+ * (calls waiting for code handed back at `close()` +129 B, calls and results keeping their optimised code +80 B,
+ * fields set in the constructors of a call's classes +56 B).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 82_432;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 82_688;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;
