@@ -110,19 +110,29 @@ function looseTokens(argv: readonly string[]) {
 /**
  * Every flag of `argv` that `toolwire-stub` does not have, in one message with a "did you mean" each, as the
  * stub's options and script keys are refused (`unknown flags "--prot" (did you mean "--port"?) and "--verbose";
- * known flags: …`); `parseArgs` itself names only the first. `undefined` when every flag is known.
+ * known flags: …`); `parseArgs` itself names only the first. The negation of a boolean flag, whose nearest name
+ * means the opposite, says instead that the flag is off unless given (`"--no-debug" (leave "--debug" out: it is
+ * off unless given)`). `undefined` when every flag is known.
  */
 function unknownFlagsText(argv: readonly string[]): string | undefined {
   const tokens = looseTokens(argv);
   const unknown: string[] = [];
+  const notes: Record<string, string> = {};
   for (const token of tokens) {
     if (token.kind !== 'option' || Object.hasOwn(FLAGS, token.name)) continue;
-    if (!unknown.includes(token.rawName)) unknown.push(token.rawName);
+    if (unknown.includes(token.rawName)) continue;
+    unknown.push(token.rawName);
+    const negated = token.rawName.startsWith('--no-') ? token.name.slice('no-'.length) : undefined;
+    if (negated !== undefined && Object.hasOwn(FLAGS, negated) && FLAGS[negated as Flag].type === 'boolean')
+      notes[token.rawName] = `leave "--${negated}" out: it is off unless given`;
   }
   if (unknown.length === 0) return undefined;
   const known = [...Object.keys(FLAGS).map((name) => `--${name}`), '-h'];
-  return unknownKeysText(unknown, known, {}, 'flag');
+  return unknownKeysText(unknown, known, {}, 'flag', '', undefined, undefined, notes);
 }
+
+/** A flag's name, without its `--`. */
+type Flag = keyof typeof FLAGS;
 
 /**
  * The refusal of an argument with no flag before it (`parseArgs` quotes it): quoted unless the command line holds a

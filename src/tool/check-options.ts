@@ -193,7 +193,9 @@ function checkObject(
  * What an options check says of the keys `unknown` of an object whose keys are `known`: `unknown option "reasn"
  * (did you mean "reason"?)`, several in one list (`unknown options "a" (did you mean "b"?) and "c"`), and the known
  * keys when one has no likely name ({@link suggest}, with `nested`: `; known options: …`). `noun` says what a key
- * is, `prefix` comes before each name (`retry.`), `redact` scrubs the keys given.
+ * is, `prefix` comes before each name (`retry.`), `redact` scrubs the keys given. `notes` holds, by unknown key,
+ * what to say of it instead of a "did you mean" (`"--no-debug" (leave "--debug" out: it is off unless given)`),
+ * where the nearest name would mean the opposite.
  */
 export function unknownKeysText(
   unknown: readonly string[],
@@ -203,12 +205,14 @@ export function unknownKeysText(
   prefix = '',
   redact: Redact = keep,
   nested?: Readonly<Record<string, LooseSpec>>,
+  notes: Readonly<Record<string, string>> = {},
 ): string {
   let unhinted = false;
   const listed = unknown.map((key) => {
+    const shown = JSON.stringify(prefix + redact(key));
+    if (Object.hasOwn(notes, key)) return `${shown} (${notes[key]})`;
     const hint = suggest(key, known, aliases, nested);
     if (hint === undefined) unhinted = true;
-    const shown = JSON.stringify(prefix + redact(key));
     return `${shown}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
   });
   const names = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`;

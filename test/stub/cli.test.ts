@@ -124,6 +124,17 @@ describe('toolwire-stub arguments', () => {
     );
   });
 
+  it('says of the negation of a boolean flag that the flag is off unless given, not "did you mean" it', () => {
+    expect(() => parseCliArgs(['--no-debug'])).toThrow(
+      new Error('unknown flag "--no-debug" (leave "--debug" out: it is off unless given)'),
+    );
+    expect(() => parseCliArgs(['--no-openai-no-stream', '--no-debug=1'])).toThrow(
+      new Error(
+        'unknown flags "--no-openai-no-stream" (leave "--openai-no-stream" out: it is off unless given) and "--no-debug" (leave "--debug" out: it is off unless given)',
+      ),
+    );
+  });
+
   it('refuses every bad number of a flag with the one message of its range (a fraction, a text, too small)', () => {
     for (const [args, message] of [
       [['--call-deadline-ms', '0'], '--call-deadline-ms must be an integer ≥ 1, got 0'],
