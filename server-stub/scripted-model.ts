@@ -4,8 +4,10 @@
  *
  * @module
  */
+
+import { decodeArguments } from '../src/call/arguments';
 import { OptionsError } from '../src/errors';
-import { unknownKeysText } from '../src/tool/check-options';
+import { describeValue, unknownKeysText } from '../src/tool/check-options';
 import { type Model, ModelError, type ModelInfo, type ModelRequest, type ModelTurn } from './model';
 
 /** What a scripted turn function receives: the {@link ModelRequest} without its abort signal and text callback. */
@@ -175,10 +177,29 @@ function turnProblem(turn: unknown): string | undefined {
     }
     const { name, id } = (call ?? {}) as { name?: unknown; id?: unknown };
     if (typeof name !== 'string' || name.length === 0) problems.push(`${at}.name must be a non-empty string`);
+    const args = argumentsProblem((call as { arguments?: unknown } | null | undefined)?.arguments);
+    if (args !== undefined) problems.push(`${at}.arguments must be ${args}`);
     if (id !== undefined && (typeof id !== 'string' || id.length === 0))
       problems.push(`${at}.id must be a non-empty string`);
   });
   return problems.length === 0 ? undefined : `: ${problems.join('; ')}`;
+}
+
+/**
+ * What is wrong with a tool call's `arguments`, completing "arguments must be …", or `undefined` when the client
+ * decodes them to an object as it would at run time ({@link decodeArguments}: absent, `null`, an object, or a JSON
+ * string of one); the others would reach the tool only as `invalid_arguments`.
+ */
+function argumentsProblem(raw: unknown): string | undefined {
+  const decoded = decodeArguments(raw);
+  if (decoded.ok) return undefined;
+  const got =
+    typeof raw !== 'string'
+      ? describeValue(raw)
+      : decoded.reason === 'not_json'
+        ? `text that is not JSON (${decoded.detail})`
+        : `a JSON string of ${decoded.type === 'array' ? 'an array' : `a ${decoded.type}`}`;
+  return `an object or a JSON string of one, got ${got}`;
 }
 
 /** Refuses a turn a scripted turn function returned that is not one. */

@@ -96,6 +96,31 @@ describe('scriptedModel', () => {
     );
   });
 
+  it('refuses at start tool-call arguments the client could not decode to an object, naming the place', () => {
+    const script = {
+      Support: [
+        { text: 'ok' },
+        {
+          toolCalls: [
+            { name: 'a', arguments: 5 },
+            { name: 'b', arguments: [1] },
+            { name: 'c', arguments: '[1]' },
+            { name: 'd', arguments: '{"x":' },
+          ],
+        },
+      ],
+    };
+    expect(() => scriptedModel(script as never)).toThrow(
+      new OptionsError(
+        'invalid_script',
+        'scriptedModel: turn 2 of agent "Support": toolCalls[0].arguments must be an object or a JSON string of one, got 5; toolCalls[1].arguments must be an object or a JSON string of one, got an array of 1 item; toolCalls[2].arguments must be an object or a JSON string of one, got a JSON string of an array; toolCalls[3].arguments must be an object or a JSON string of one, got text that is not JSON (unexpected end of input)',
+      ),
+    );
+    // What the client decodes to an object passes, as at run time: absent, null, '', an object, JSON of one.
+    for (const args of [undefined, null, '', ' ', { a: 1 }, '{"a":1}', '"{\\"a\\":1}"', 'null'])
+      expect(() => scriptedModel([{ toolCalls: [{ name: 'a', arguments: args }] }])).not.toThrow();
+  });
+
   it('lists at most 20 bad entries of a script, and counts the others', () => {
     const message = (() => {
       try {
