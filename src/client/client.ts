@@ -695,7 +695,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
    *   `invalid_url`, `hello_too_large`, `already_connecting` when called again while connecting, `already_connected`
    *   when called again once connected (call it once: the client reconnects by itself), or `closed` when
-   *   `close()` came first.
+   *   `close()` came first ("this client is closed; create a new Client to connect again": a closed client never
+   *   connects again; "the client was closed before it connected" when `close()` ended this `connect()`).
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
    * @throws ToolwireError `load_failed` in a browser when the code the tools, `policies` or `tracing` need could not
@@ -711,7 +712,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
-    const loads = this.#codeToLoad();
+    // A closed client waits for no code: the connection refuses it in its own words (make a new Client).
+    const loads = this.#connection.state === 'closed' ? undefined : this.#codeToLoad();
     let timeoutMs: number | undefined;
     if (loads !== undefined) {
       const started = performance.now();

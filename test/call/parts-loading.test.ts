@@ -559,6 +559,21 @@ describe('the optional call code, loaded with import()', () => {
     await closing;
   });
 
+  it('refuses connect() after close() as closed for good, without waiting for code still loading', async () => {
+    const { core, parts, setCodeLoader } = await freshCore();
+    heldPart(setCodeLoader, 'gate');
+    const { pair, atHello } = service(parts);
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
+    await client.close();
+    const error = (await client.connect().catch((thrown: unknown) => thrown)) as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'closed',
+      message: 'this client is closed; create a new Client to connect again',
+    });
+    expect(atHello).toEqual([]);
+  });
+
   it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
     const { core, parts, setCodeLoader } = await freshCore();
     const { arrive } = heldPart(setCodeLoader, 'gate');
