@@ -25,7 +25,7 @@ import { type ApiKeyEntry, checkApiKeyEntries, keyOf } from './fleet';
 import { describeIssue } from './http-bodies';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
-import { scriptedModel } from './scripted-model';
+import { problemsText, scriptedModel } from './scripted-model';
 
 /**
  * Options of {@link startStubServer}. Durations are in milliseconds, sizes in bytes. Every number is an integer: a
@@ -198,9 +198,6 @@ const STUB_OPTION_ALIASES: Readonly<Record<string, string>> = {
   script: 'model',
 };
 
-/** Most bad agent definitions a refusal lists; the others are counted. */
-const MAX_LISTED_AGENTS = 20;
-
 /**
  * Applies defaults and checks every option.
  * @throws OptionsError `invalid_option` naming the field and the value.
@@ -270,14 +267,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
       badAgents.push(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
     else agents.set(parsed.data.name, parsed.data);
   }
-  if (badAgents.length === 1) fail(badAgents[0] as string);
-  if (badAgents.length > 1) {
-    const listed = badAgents.slice(0, MAX_LISTED_AGENTS).map((problem) => `\n- ${problem}`);
-    const more = badAgents.length - MAX_LISTED_AGENTS;
-    fail(
-      `${badAgents.length} agents are invalid:${listed.join('')}${more > 0 ? `\n- and ${more} more` : ''}`,
-    );
-  }
+  if (badAgents.length > 0) fail(problemsText(badAgents, 'agents'));
   if (options.features !== undefined && !Array.isArray(options.features))
     fail(`features must be an array, got ${describe(options.features)}`);
   const features = new Set<Feature>();

@@ -63,7 +63,11 @@ export function scriptedModel(script: Script): Model {
       if (problem !== undefined) problems.push(`${turnPlace(index, perAgent ? agent : undefined)}${problem}`);
     });
   }
-  if (problems.length > 0) throw new OptionsError('invalid_script', scriptProblemsText(problems));
+  if (problems.length > 0)
+    throw new OptionsError(
+      'invalid_script',
+      `scriptedModel: ${problemsText(problems, 'entries of the script')}`,
+    );
   const total = entries.reduce((sum, [, turns]) => sum + turns.length, 0);
   const info: ModelInfo = {
     kind: 'scripted',
@@ -128,18 +132,19 @@ const TURN_ALIASES = { tool_calls: 'toolCalls', content: 'text', message: 'text'
 const CALL_KEYS = ['name', 'arguments', 'id'];
 const CALL_ALIASES = { args: 'arguments', input: 'arguments', parameters: 'arguments', function: 'name' };
 
-/** Most bad entries a script's refusal lists; the others are counted. */
+/** Most bad entries a refusal lists ({@link problemsText}); the others are counted. */
 const MAX_LISTED_PROBLEMS = 20;
 
 /**
- * The refusal of a script with bad entries (`problems`, each at its place: `turn 1 of agent "a": …`): the one
- * entry as `scriptedModel: <problem>`, several one a line, at most {@link MAX_LISTED_PROBLEMS} of them.
+ * The refusal of a file's bad entries (`problems`, each at its place: `turn 1 of agent "a": …`, `agents[3] …`): the
+ * one problem as it is, several as `<count> <what> are invalid:` and one a line, at most {@link MAX_LISTED_PROBLEMS}
+ * of them and the rest counted. Scripts and agent lists are refused alike (./options.ts).
  */
-function scriptProblemsText(problems: readonly string[]): string {
-  if (problems.length === 1) return `scriptedModel: ${problems[0]}`;
+export function problemsText(problems: readonly string[], what: string): string {
+  if (problems.length === 1) return problems[0] as string;
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `\n- ${problem}`);
   const more = problems.length - MAX_LISTED_PROBLEMS;
-  return `scriptedModel: ${problems.length} entries of the script are invalid:${listed.join('')}${more > 0 ? `\n- and ${more} more` : ''}`;
+  return `${problems.length} ${what} are invalid:${listed.join('')}${more > 0 ? `\n- and ${more} more` : ''}`;
 }
 
 /** What a key the script does not know says (a misspelt one would be dropped, or read as a missing `text`). */
