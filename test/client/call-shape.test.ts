@@ -48,20 +48,23 @@ function runner(seen: object[], release: Promise<void> = Promise.resolve()) {
   });
 }
 
+/** A runner whose `hold` calls wait until `release()`, its calls' objects in `seen`. */
+function heldRunner() {
+  const seen: object[] = [];
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { seen, ...runner(seen, held), release: () => release() };
+}
+
 /**
  * Runs a held call and ten calls answered at once to their acks, and has V8 optimise `read` for what it reads of
  * them: optimised over an answered call, it still runs optimised code once it read the held call, during its wait
  * and after its end (one hidden class for all). Returns whether it did.
  */
 async function optimisedOverCalls(read: (execution: object) => unknown): Promise<boolean> {
-  const seen: object[] = [];
-  let release = () => {};
-  const { calls, call } = runner(
-    seen,
-    new Promise<void>((resolve) => {
-      release = resolve;
-    }),
-  );
+  const { seen, calls, call, release } = heldRunner();
   call('held', 'hold', { deadlineMs: 60_000 });
   for (let i = 0; i < 10; i++) {
     call(`c${i}`, 'add', { deadlineMs: 60_000 });
@@ -116,14 +119,7 @@ describe('the hidden class of calls', () => {
   });
 
   it('is one for a call answered at once and a held call, before and after it ends', async () => {
-    const seen: object[] = [];
-    let release = () => {};
-    const { calls, call } = runner(
-      seen,
-      new Promise<void>((resolve) => {
-        release = resolve;
-      }),
-    );
+    const { seen, calls, call, release } = heldRunner();
     call('c1', 'add', { deadlineMs: 60_000 });
     call('c2', 'hold', { deadlineMs: 60_000 });
     const [answered, held] = seen as [object, object];
