@@ -156,7 +156,7 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
  */
 export abstract class CallRun extends Cancellation implements CallState {
   // Fields are declared only and set in the constructor, `private` rather than `#`: a class built on this one (the
-  // client's `Execution`) calls `super()`, which Node 20's V8 (11.3) does not inline into a class that declares
+  // client's `Execution`) calls `super()`, which V8 (Node 20, 22 and 24 alike) does not inline into a class that declares
   // fields (instance members to initialise), nor into one with private instance methods: each such class of the
   // chain then costs every call ~230 instructions (a generic construct). See src/call/signal.ts `Cancellation`.
   /** Its tool, once it starts (`startRun`). */

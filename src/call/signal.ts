@@ -35,7 +35,7 @@ const NOT_ABORTED: unique symbol = Symbol('not aborted');
  */
 export class Cancellation implements AbortLike {
   // Fields are declared only and set in the constructor (TypeScript's `private`, not `#`): every call is a class
-  // built on this one, and on Node 20 (V8 11.3) a `super()` into a class that declares fields is not inlined, which
+  // built on this one, and on V8 (Node 20, 22 and 24 alike) a `super()` into a class that declares fields is not inlined, which
   // costs each call ~230 instructions per class of its chain that does (see src/call/pipeline.ts `CallRun`).
   /** The abort's reason, or {@link NOT_ABORTED}: one field for both (a held call keeps one field less). */
   declare private abortedWith: unknown;

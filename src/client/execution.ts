@@ -222,7 +222,7 @@ export function extrasOf(frame: ToolCallFrame): CallExtras | undefined {
  */
 export class Execution extends CallRun {
   // Fields are declared only and set in the constructor, `private` rather than `#`: a `super()` into a class that
-  // declares fields is not inlined by Node 20's V8, ~230 instructions a call (src/call/pipeline.ts `CallRun`).
+  // declares fields is not inlined by V8 (Node 20 to 24), ~230 instructions a call (src/call/pipeline.ts `CallRun`).
   declare readonly callId: string;
   declare readonly runId: string;
   declare readonly toolName: string;
