@@ -27,7 +27,6 @@ import {
   ApprovalError,
   ConnectionError,
   OptionsError,
-  RunError,
   ToolDefinitionError,
   type ToolwireError,
 } from '../errors';
@@ -41,7 +40,6 @@ import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import { afterIo } from '../wire/heartbeat';
 import {
-  cutValueBytes,
   ERROR_CODES,
   FEATURES,
   type FrameOf,
@@ -773,24 +771,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     }).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
-    const parsed = await agent.parseOutput(result.finalOutput);
-    if (!parsed.ok) {
-      const cut = cutValueBytes(result.finalOutput);
-      if (cut !== undefined)
-        throw this.#redactor.error(
-          new RunError(
-            'invalid_output',
-            `the final output of ${agent.name} was ${cut} bytes, over the frame limit: the service sent its size in its place (its transcript of run ${result.runId} has it whole)`,
-          ),
-        );
-      throw this.#redactor.error(
-        new RunError(
-          'invalid_output',
-          `the final output of ${agent.name} does not match its ${agent.outputSchema === undefined ? 'output (no outputType)' : 'outputType'}: ${parsed.message}`,
-        ),
-      );
-    }
-    return { ...result, finalOutput: parsed.value } as RunResult<RunOutput<A>>;
+    // The final output is read by the run code (./runs.ts), which the run loaded: `#runs` is made.
+    return (this.#runs as Runs).finalOutput(agent, result, this.#redactor) as Promise<
+      RunResult<RunOutput<A>>
+    >;
   }
 
   /**

@@ -8,10 +8,12 @@
 import type { AbortLike } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
 import type { Logger } from '../logger';
+import type { Redactor } from '../redact';
 import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
+  cutValueBytes,
   type FrameOf,
   type ServiceFrame,
   type ToolChoice,
@@ -410,6 +412,40 @@ export class Runs {
       default:
         return false;
     }
+  }
+
+  /**
+   * `result`, a run of `agent` (an `Agent`, ./agent.ts) that ended, with its final output parsed by the agent's `outputType` (without one,
+   * the model's text: a string).
+   *
+   * @throws (rejects) RunError `invalid_output`, redacted by `redactor`, when the final output does not match, or
+   *   when the service sent its size in its place (over the frame limit).
+   */
+  async finalOutput(
+    agent: {
+      readonly name: string;
+      readonly outputSchema?: unknown;
+      parseOutput(value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; message: string }>;
+    },
+    result: RunResult,
+    redactor: Pick<Redactor, 'error'>,
+  ): Promise<RunResult> {
+    const parsed = await agent.parseOutput(result.finalOutput);
+    if (parsed.ok) return { ...result, finalOutput: parsed.value };
+    const cut = cutValueBytes(result.finalOutput);
+    if (cut !== undefined)
+      throw redactor.error(
+        new RunError(
+          'invalid_output',
+          `the final output of ${agent.name} was ${cut} bytes, over the frame limit: the service sent its size in its place (its transcript of run ${result.runId} has it whole)`,
+        ),
+      );
+    throw redactor.error(
+      new RunError(
+        'invalid_output',
+        `the final output of ${agent.name} does not match its ${agent.outputSchema === undefined ? 'output (no outputType)' : 'outputType'}: ${parsed.message}`,
+      ),
+    );
   }
 
   #redactedCalls(calls: RunToolCall[]): RunToolCall[] {

@@ -112,6 +112,12 @@ describe('the core in a browser bundle', () => {
         metafile.outputs[path]?.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path) ?? [],
     );
     expect(dynamic).toContain(holders[0]);
+    // So is what only a finished run reads: its final output checked against the agent's `outputType`.
+    const code = first.map((path) => readFileSync(join(root, path), 'utf8')).join('\n');
+    expect(code).not.toContain('the service sent its size in its place');
+    expect(readFileSync(join(root, holders[0] as string), 'utf8')).toContain(
+      'the service sent its size in its place',
+    );
   });
 
   it.each([
