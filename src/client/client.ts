@@ -1096,10 +1096,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       this.#logger,
       sharedAbort,
       {
-        redact: (event) => this.#redactor.value(this.#withoutSensitiveFields(event)),
-        redactCall: (call) =>
-          this.#redactor.value({ ...call, arguments: this.#hiddenArguments(call.toolName, call.arguments) }),
         redactor: this.#redactor,
+        hiddenArguments: this.#hiddenArguments,
         deltas: this.#redactor,
         listenerFailed: (error) => this.#listenerFailed("a run's onEvent listener threw", error, false),
         // The requests reported for its calls the service held, undecided, abort their `signal`.
@@ -1143,25 +1141,6 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (this.#features !== null) decisions.welcomed(this.#features);
     this.#decisions = decisions;
     return decisions;
-  }
-
-  /**
-   * A run event with the values of its calls' sensitive fields (`sensitiveFieldNames` of this client's tool of
-   * that name) replaced, as the approver and the logs see them: in a call's `arguments`, and in each call of a
-   * `message`'s `toolCalls`.
-   */
-  #withoutSensitiveFields(event: RunEvent): RunEvent {
-    const hidden = this.#hiddenArguments;
-    const fields = event as { toolName?: unknown; arguments?: unknown; toolCalls?: unknown };
-    if (fields.arguments !== undefined)
-      return { ...event, arguments: hidden(fields.toolName, fields.arguments) } as RunEvent;
-    if (!Array.isArray(fields.toolCalls)) return event;
-    const toolCalls = fields.toolCalls.map((call: { name?: unknown; arguments?: unknown }) =>
-      call !== null && typeof call === 'object' && call.arguments !== undefined
-        ? { ...call, arguments: hidden(call.name, call.arguments) }
-        : call,
-    );
-    return { ...event, toolCalls } as RunEvent;
   }
 
   /** A call's arguments with the values of its tool's `sensitiveFieldNames` (this client's tool of that name) replaced. */

@@ -29,10 +29,16 @@ import { type Released, type StreamRedactor, TextDeltas } from './text-deltas';
  * run's `onEvent` that throws is reported.
  */
 export interface RunsHooks {
-  redact?: (event: RunEvent) => RunEvent;
-  /** What a finished run's calls are handed out as (`RunResult.toolCalls`): redacted as its events are. */
-  redactCall?: (call: RunToolCall) => RunToolCall;
-  redactor?: WordRedactor;
+  /**
+   * Redacts the service's words in a run's error, and the events and calls of a run as they are handed out (its
+   * `onEvent`, `RunResult.toolCalls`): the client's redactor.
+   */
+  redactor?: WordRedactor & { value<T>(value: T): T };
+  /**
+   * A call's arguments with the values of the `sensitiveFieldNames` of the client's tool of that name replaced, in
+   * the events and calls of a run as they are handed out (an event's call, a `message`'s `toolCalls`).
+   */
+  hiddenArguments?: (toolName: unknown, args: unknown) => unknown;
   /** What redacts `text_delta` events as one stream per run and turn (src/client/text-deltas.ts). */
   deltas?: StreamRedactor;
   listenerFailed?: (error: unknown) => void;
@@ -449,12 +455,37 @@ export class Runs {
   }
 
   #redactedCalls(calls: RunToolCall[]): RunToolCall[] {
-    const redact = this.#hooks.redactCall;
-    return redact === undefined ? calls : calls.map(redact);
+    const { redactor, hiddenArguments: hidden } = this.#hooks;
+    if (redactor === undefined) return calls;
+    return calls.map((call) =>
+      redactor.value(
+        hidden === undefined ? call : { ...call, arguments: hidden(call.toolName, call.arguments) },
+      ),
+    );
   }
 
   #redacted(event: RunEvent): RunEvent {
-    return this.#hooks.redact === undefined ? event : this.#hooks.redact(event);
+    const { redactor } = this.#hooks;
+    return redactor === undefined ? event : redactor.value(this.#withoutSensitiveFields(event));
+  }
+
+  /**
+   * A run event with the values of its calls' sensitive fields replaced ({@link RunsHooks.hiddenArguments}), as the
+   * approver and the logs see them: in a call's `arguments`, and in each call of a `message`'s `toolCalls`.
+   */
+  #withoutSensitiveFields(event: RunEvent): RunEvent {
+    const hidden = this.#hooks.hiddenArguments;
+    if (hidden === undefined) return event;
+    const fields = event as { toolName?: unknown; arguments?: unknown; toolCalls?: unknown };
+    if (fields.arguments !== undefined)
+      return { ...event, arguments: hidden(fields.toolName, fields.arguments) } as RunEvent;
+    if (!Array.isArray(fields.toolCalls)) return event;
+    const toolCalls = fields.toolCalls.map((call: { name?: unknown; arguments?: unknown }) =>
+      call !== null && typeof call === 'object' && call.arguments !== undefined
+        ? { ...call, arguments: hidden(call.name, call.arguments) }
+        : call,
+    );
+    return { ...event, toolCalls } as RunEvent;
   }
 
   /** Hands an event of `run` (`undefined`: a run this client did not start) to its `onEvent` and the client. */
