@@ -264,6 +264,11 @@ export abstract class CallRun extends Cancellation implements CallState {
     CallRun.#signalOf(this).abort(timeoutError(this.tool.name, this.timeLimitMs ?? 0, this.stage));
   }
 
+  codeWait(waits: boolean): void {
+    const { waits: hooks, callId } = this.options;
+    if (callId !== undefined) hooks?.codeWait?.(callId, waits);
+  }
+
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
   get editedArguments(): object | undefined {
     return this.rare?.editedArguments;
@@ -688,8 +693,9 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
     timed(call, validateArguments, (validated) => argumentsValidated(validated, call, args, refused), args);
 }
 
+/** The call is the waiter: its host is told when validation waits for code (the JSON Schema validator). */
 function validateArguments(call: CallState, args: object) {
-  return call.internals.parameters.validate(args);
+  return call.internals.parameters.validate(args, call);
 }
 
 /** The arguments validated: on to the gate or `execute`. `args` and `refused` only when the call needs them. */
@@ -793,14 +799,12 @@ function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallP
     go(part);
     return;
   }
-  const { waits, callId } = call.options;
-  const told = waits?.codeWait !== undefined && callId !== undefined;
-  if (told) waits.codeWait?.(callId, true);
+  call.codeWait(true);
   timed(
     call,
     () => code.load(),
     (loaded, waited) => {
-      if (told) waits.codeWait?.(callId, false);
+      waited.codeWait(false);
       if (loaded.kind === 'value') guarded(waited, () => go(loaded.value));
       else stopped(waited, loaded);
     },
@@ -846,7 +850,7 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
   call.validated(edited);
   timed(
     call,
-    () => call.internals.parameters.validate(edited),
+    () => call.internals.parameters.validate(edited, call),
     (validated) => {
       if (validated.kind === 'error') call.fail(validated.error);
       else if (validated.kind !== 'value') stopped(call, validated);

@@ -481,6 +481,12 @@ export interface CallState {
   validated(...inputs: unknown[]): void;
   /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry`. */
   newAttempt(number: number): Attempt;
+  /**
+   * The call waits for code to load before its `execute` begins (`true`: a part of the call, ./parts.ts, or the
+   * JSON Schema validator its validation needs), or that wait is over (`false`): told to its host
+   * ({@link CallWaits.codeWait}), when it has one and the call has an id (a `CodeWaiter`, src/code-on-demand.ts).
+   */
+  codeWait(waits: boolean): void;
 }
 
 /** One attempt's `ctx`, and the control of its signal (src/call/retry.ts). */

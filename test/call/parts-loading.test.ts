@@ -518,6 +518,49 @@ describe('the optional call code, loaded with import()', () => {
     expect(closed).toBe(true);
   });
 
+  it('hands a call waiting for the JSON Schema validator its validation needs back at close()', async () => {
+    const { core, setCodeLoader } = await freshCore();
+    const loads = controlLoads(setCodeLoader, 'JSON Schema validator', { held: true });
+    const { pair, results, call } = service();
+    let ran = 0;
+    // `z.coerce.number()` accepts "3", which the announced "type": "number" refuses: the guard needs the validator.
+    const double = core.tool({
+      name: 'double',
+      description: 'Doubles n.',
+      parameters: z.object({ n: z.coerce.number() }),
+      execute: ({ n }) => {
+        ran += 1;
+        return n * 2;
+      },
+    });
+    const client = clientOf(core, pair, { tools: [double] });
+    await client.connect();
+    vi.useFakeTimers();
+    call('c1', 'double', { n: 3 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ begun: loads.begun, results }).toEqual({ begun: 1, results: [] });
+    let closed = false;
+    const closing = client.close().then(() => {
+      closed = true;
+    });
+    // The validator's chunk never comes: the call never ran, and another worker takes it.
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ closed, results }).toEqual({
+      closed: true,
+      results: [
+        {
+          callId: 'c1',
+          status: 'error',
+          output: 'Error running double: the client is shutting down; try again later',
+        },
+      ],
+    });
+    loads.arrive();
+    await closing;
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ ran, results: results.length }).toEqual({ ran: 0, results: 1 });
+  });
+
   it('hands back at once a call that reaches its wait for code after close() began', async () => {
     const { core, setCodeLoader } = await freshCore();
     const loads = heldPart(setCodeLoader, 'redaction');

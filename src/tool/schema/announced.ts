@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { CodeWaiter } from '../../code-on-demand';
 import { cloneJson, isPlainObject } from '../../json';
 import { andThen, type MaybePromise } from '../../maybe';
 import {
@@ -153,8 +154,9 @@ function announcedCheck(validation: Validation, announced: JsonObject): Announce
  *   cost nothing more.
  *
  * The validator is made now when it is here (registered by `toolwire/json-schema`, as in Node), else at the
- * first validation that needs it, which loads it first (see `loadValidation`): a load that fails fails an
- * acceptance that needed the guard, and leaves a refusal in the library's words; the next one tries again.
+ * first validation that needs it, which loads it first (see `loadValidation`), telling the call that waits
+ * (`validate`'s `waiter`): a load that fails fails an acceptance that needed the guard, and leaves a refusal in
+ * the library's words; the next one tries again.
  *
  * @throws Error from the validator, when it is here, for an announcement it cannot take (see `compile`).
  */
@@ -162,18 +164,24 @@ export function withAnnounced(adapter: SchemaAdapter, guard: boolean): SchemaAda
   const announced = adapter.jsonSchema;
   const ready = validationIfReady();
   let check: AnnouncedCheck | undefined = ready === undefined ? undefined : announcedCheck(ready, announced);
-  const loadCheck = () =>
-    andThen(loadValidation(), (validation) => (check ??= announcedCheck(validation, announced)));
-  const judged = (value: unknown, result: ValidationResult): MaybePromise<ValidationResult> => {
+  const loadCheck = (waiter: CodeWaiter | undefined) =>
+    andThen(loadValidation(waiter), (validation) => (check ??= announcedCheck(validation, announced)));
+  const judged = (
+    value: unknown,
+    result: ValidationResult,
+    waiter: CodeWaiter | undefined,
+  ): MaybePromise<ValidationResult> => {
     if (check !== undefined) return check(value, result);
-    const loaded = andThen(loadCheck(), (made) => made(value, result));
+    const loaded = andThen(loadCheck(waiter), (made) => made(value, result));
     return result.ok ? loaded : Promise.resolve(loaded).catch(() => result);
   };
   return {
     ...adapter,
-    validate: (value) =>
-      andThen(adapter.validate(value), (result) =>
-        (result.ok && !guard) || (!result.ok && result.threw === true) ? result : judged(value, result),
+    validate: (value, waiter) =>
+      andThen(adapter.validate(value, waiter), (result) =>
+        (result.ok && !guard) || (!result.ok && result.threw === true)
+          ? result
+          : judged(value, result, waiter),
       ),
   };
 }
@@ -220,8 +228,8 @@ export function withOwnPropertiesOnly(adapter: SchemaAdapter): SchemaAdapter {
   if (!declaresInherited(adapter.jsonSchema)) return adapter;
   return {
     ...adapter,
-    validate: (value) =>
-      andThen(adapter.validate(reprototyped(value, null)), (result) =>
+    validate: (value, waiter) =>
+      andThen(adapter.validate(reprototyped(value, null), waiter), (result) =>
         result.ok ? { ...result, value: reprototyped(result.value, Object.prototype) } : result,
       ),
   };
