@@ -37,7 +37,7 @@ import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
 import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
-import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
+import { alreadyConnecting, Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import { afterIo } from '../wire/heartbeat';
 import {
   ERROR_CODES,
@@ -526,6 +526,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * ({@link Client.#waitForCode}).
    */
   #codeWaiters: Set<() => void> | undefined;
+  /**
+   * A `connect()` waits for code before the socket opens (browsers only), the connection still `idle`: the client
+   * is `connecting`, and another `connect()` meanwhile is refused as it is while the socket opens.
+   */
+  #connectWaitsForCode = false;
   readonly #logger: Logger;
   /** The features of the last `welcome`, `null` before the first: a `Runs` made after it is told them. */
   #features: readonly string[] | undefined | null = null;
@@ -652,9 +657,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     });
   }
 
-  /** Current state: `idle` until `connect()`, then `connecting`, `open`, `reconnecting`, `draining`, `closed`. */
+  /**
+   * Current state: `idle` until `connect()`, then `connecting` (in a browser, from its wait for the code the tools
+   * need on), `open`, `reconnecting`, `draining`, `closed`.
+   */
   get state(): ClientState {
-    return this.#connection.state;
+    const state = this.#connection.state;
+    return state === 'idle' && this.#connectWaitsForCode ? 'connecting' : state;
   }
 
   /** Session id given by the service; survives reconnects. `undefined` before the first `welcome`. */
@@ -691,7 +700,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   (close 4002, or no `toolwire.v1` subprotocol), `upgrade_failed` (an HTTP status other than 101 that is not
    *   408, 429 or 5xx, which are retried), `invalid_welcome` (a first frame that is not a protocol frame),
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, `already_connecting` when called again while connecting, `already_connected`
+   *   `invalid_url`, `hello_too_large`, `already_connecting` at once when called again while connecting (in a browser, while the first call still waits
+   *   for code too), `already_connected`
    *   when called again once connected (call it once: the client reconnects by itself), or `closed` when
    *   `close()` came first ("this client is closed; create a new Client to connect again": a closed client never
    *   connects again; "the client was closed before it connected" when `close()` ended this `connect()`).
@@ -710,6 +720,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
+    // A first connect() still waiting for code: refused at once, as while its socket opens (await that one).
+    if (this.#connectWaitsForCode) throw alreadyConnecting();
     // A closed client waits for no code: the connection refuses it in its own words (make a new Client).
     const loads = this.#connection.state === 'closed' ? undefined : this.#codeToLoad();
     let timeoutMs: number | undefined;
@@ -718,7 +730,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       const still = new Set(loads.keys());
       const all = Promise.all([...loads].map(([what, load]) => load.then(() => still.delete(what))));
       const bound = { timeoutMs: this.#connectTimeoutMs, still: () => listed([...still]) };
-      await this.#waitForCode(all, 'connect', bound);
+      this.#connectWaitsForCode = true;
+      try {
+        await this.#waitForCode(all, 'connect', bound);
+      } finally {
+        this.#connectWaitsForCode = false;
+      }
       timeoutMs = Math.max(0, this.#connectTimeoutMs - (performance.now() - started));
     }
     if (this.#tracing !== undefined) this.#calls.traceWith((tracingCode.code as typeof Tracing).callTraces);

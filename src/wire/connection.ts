@@ -255,14 +255,7 @@ export class Connection {
         new ConnectionError('closed', 'this client is closed; create a new Client to connect again'),
       );
     }
-    if (this.#state === 'connecting') {
-      return Promise.reject(
-        new ConnectionError(
-          'already_connecting',
-          'connect() is already connecting; await the first call instead of calling it again',
-        ),
-      );
-    }
+    if (this.#state === 'connecting') return Promise.reject(alreadyConnecting());
     if (this.#state !== 'idle') {
       // open, draining or reconnecting: the first connect() resolved, and the client reconnects by itself.
       return Promise.reject(
@@ -721,6 +714,17 @@ export class Connection {
 }
 
 /** After an error whose last attempt found nothing listening: the service is not running there, or the url is wrong. */
+/**
+ * `connect()` called again while a first call is connecting: here, and in a client whose first `connect()` still
+ * waits for code before the socket opens (src/client/client.ts).
+ */
+export function alreadyConnecting(): ConnectionError {
+  return new ConnectionError(
+    'already_connecting',
+    'connect() is already connecting; await the first call instead of calling it again',
+  );
+}
+
 function refusedHint(last: ConnectionError | undefined): string {
   return last?.code === 'connection_refused'
     ? '; nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url'
