@@ -14,8 +14,8 @@ import { silentLogger } from './logger';
 import type { Model } from './model';
 import { messageOf } from './openai-errors';
 import { loadOpenAI, openAIChatModel } from './openai-model';
-import { resolveStubOptions, type StubServerOptions } from './options';
-import { type Script, scriptedModel } from './scripted-model';
+import { readAgents, resolveStubOptions, type StubServerOptions } from './options';
+import { problemsText, SCRIPT_ENTRIES, type Script, scriptedModel, scriptProblems } from './scripted-model';
 
 /** Usage text printed by `--help` and after a bad argument. */
 export const USAGE = `Usage: toolwire-stub [options]
@@ -208,8 +208,9 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (values.script !== undefined && values['openai-base-url'] !== undefined) {
     throw new Error('--script and --openai-base-url cannot be used together');
   }
+  const files = readFiles(values.script, values.agents);
   let model: Model | undefined;
-  if (values.script !== undefined) model = scriptedModel(readJson('script', values.script) as Script);
+  if (files.script !== undefined) model = scriptedModel(files.script);
   const openAIOnly = (
     ['openai-model', 'openai-timeout-ms', 'openai-max-retries', 'openai-no-stream'] as const
   ).find((flag) => values[flag] !== undefined);
@@ -246,7 +247,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     }
   }
   if (model) options.model = model;
-  if (values.agents !== undefined) options.agents = readJson('agents', values.agents) as AgentDefinition[];
+  if (files.agents !== undefined) options.agents = files.agents;
   return { kind: 'start', options, debug: values.debug === true, ...(keysFile ? { keysFile } : {}) };
 }
 
@@ -321,6 +322,44 @@ export function readKeysFile(path: string, adminKey: string | undefined): ApiKey
   } catch (error) {
     throw new Error(`--api-keys-file: ${path}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The `--script` and `--agents` files, read and checked together: a refusal names every problem of both (a file
+ * that cannot be read or is not JSON, then each bad entry, listed by `problemsText`), one file after the other,
+ * so that one who fixes them meets no other problem at the next start.
+ * @throws Error `--script: <path>: <problems>` and `--agents: <path>: <problems>`, one a line.
+ */
+function readFiles(
+  scriptPath: string | undefined,
+  agentsPath: string | undefined,
+): { script?: Script; agents?: AgentDefinition[] } {
+  const refusals: string[] = [];
+  const read = (
+    flag: string,
+    path: string | undefined,
+    problemsOf: (value: unknown) => string[],
+    what: string,
+  ) => {
+    if (path === undefined) return undefined;
+    let value: unknown;
+    try {
+      value = readJson(flag, path);
+    } catch (error) {
+      refusals.push((error as Error).message);
+      return undefined;
+    }
+    const problems = problemsOf(value);
+    if (problems.length > 0) refusals.push(`--${flag}: ${path}: ${problemsText(problems, what)}`);
+    return value;
+  };
+  const script = read('script', scriptPath, scriptProblems, SCRIPT_ENTRIES) as Script | undefined;
+  const agents = read('agents', agentsPath, (value) => readAgents(value).problems, 'agents');
+  if (refusals.length > 0) throw new Error(refusals.join('\n'));
+  return {
+    ...(script === undefined ? {} : { script }),
+    ...(agents === undefined ? {} : { agents: agents as AgentDefinition[] }),
+  };
 }
 
 function readJson(flag: string, path: string): unknown {

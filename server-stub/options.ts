@@ -252,21 +252,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
       );
     corsOrigins.add(origin);
   }
-  // An --agents file of one definition, or of `null`, is not a list: said as such, not as a crash or no agents.
-  if (options.agents !== undefined && !Array.isArray(options.agents))
-    fail(`agents must be an array of agent definitions, got ${describeValue(options.agents)}`);
-  const agents = new Map<string, AgentDefinition>();
-  // Every bad definition at once, each at its place and saying why: one who fixes an --agents file fixes them all.
-  const badAgents: string[] = [];
-  for (const [index, agent] of (options.agents ?? []).entries()) {
-    const parsed = clientFrames().agentDefinitionSchema.safeParse(agent, { error: ruleOf });
-    if (!parsed.success) {
-      const why = parsed.error.issues.map(describeIssue).join('; ');
-      badAgents.push(`agents[${index}] is not a valid agent definition: ${why}`);
-    } else if (agents.has(parsed.data.name))
-      badAgents.push(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
-    else agents.set(parsed.data.name, parsed.data);
-  }
+  const { agents, problems: badAgents } = readAgents(options.agents);
   if (badAgents.length > 0) fail(problemsText(badAgents, 'agents'));
   if (options.features !== undefined && !Array.isArray(options.features))
     fail(`features must be an array, got ${describe(options.features)}`);
@@ -346,6 +332,33 @@ function originOf(value: unknown): string | undefined {
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * An agents list (`agents`, an `--agents` file) read: its definitions by name, and every problem at once, each at
+ * its place and saying why (`agents[1] is not a valid agent definition: tools must be an array`), so that one who
+ * fixes the file fixes them all; {@link problemsText} makes the refusal. A list that is not an array (a file of one
+ * definition, or of `null`) is one problem, said as such. `undefined`: no agents.
+ */
+export function readAgents(given: unknown): { agents: Map<string, AgentDefinition>; problems: string[] } {
+  const agents = new Map<string, AgentDefinition>();
+  if (given === undefined) return { agents, problems: [] };
+  if (!Array.isArray(given))
+    return {
+      agents,
+      problems: [`agents must be an array of agent definitions, got ${describeValue(given)}`],
+    };
+  const problems: string[] = [];
+  for (const [index, agent] of given.entries()) {
+    const parsed = clientFrames().agentDefinitionSchema.safeParse(agent, { error: ruleOf });
+    if (!parsed.success) {
+      const why = parsed.error.issues.map(describeIssue).join('; ');
+      problems.push(`agents[${index}] is not a valid agent definition: ${why}`);
+    } else if (agents.has(parsed.data.name))
+      problems.push(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
+    else agents.set(parsed.data.name, parsed.data);
+  }
+  return { agents, problems };
 }
 
 function fail(message: string): never {

@@ -40,34 +40,13 @@ export type Script = readonly ScriptedTurn[] | Readonly<Record<string, readonly 
  * ```
  */
 export function scriptedModel(script: Script): Model {
+  const problems = scriptProblems(script);
+  if (problems.length > 0)
+    throw new OptionsError('invalid_script', `scriptedModel: ${problemsText(problems, SCRIPT_ENTRIES)}`);
   const perAgent = !Array.isArray(script);
-  if (typeof script !== 'object' || script === null) {
-    throw new OptionsError(
-      'invalid_script',
-      'scriptedModel: the script must be an array or a record of arrays',
-    );
-  }
   const entries: Array<[string, readonly ScriptedTurn[]]> = perAgent
     ? Object.entries(script as Record<string, readonly ScriptedTurn[]>)
     : [['', script as readonly ScriptedTurn[]]];
-  // Every bad entry at once, each at its place: one who fixes a script file fixes them all in one go.
-  const problems: string[] = [];
-  for (const [agent, turns] of entries) {
-    if (!Array.isArray(turns)) {
-      problems.push(`the turns of agent "${agent}" must be an array`);
-      continue;
-    }
-    turns.forEach((turn, index) => {
-      if (typeof turn === 'function') return;
-      const problem = turnProblem(turn);
-      if (problem !== undefined) problems.push(`${turnPlace(index, perAgent ? agent : undefined)}${problem}`);
-    });
-  }
-  if (problems.length > 0)
-    throw new OptionsError(
-      'invalid_script',
-      `scriptedModel: ${problemsText(problems, 'entries of the script')}`,
-    );
   const total = entries.reduce((sum, [, turns]) => sum + turns.length, 0);
   const info: ModelInfo = {
     kind: 'scripted',
@@ -108,6 +87,35 @@ export function scriptedModel(script: Script): Model {
       return turn;
     },
   };
+}
+
+/** What a script's problems are, in {@link problemsText}'s `<count> <what> are invalid`. */
+export const SCRIPT_ENTRIES = 'entries of the script';
+
+/**
+ * Every problem of a script (`scriptedModel()`'s, a `--script` file's) at once, each at its place (`turn 2 of agent
+ * "Support": …`): one who fixes a script file fixes them all in one go; {@link problemsText} makes the refusal. A
+ * script that is neither an array nor a record is one problem. Functions (turns computed at run time) are not
+ * looked into.
+ */
+export function scriptProblems(script: unknown): string[] {
+  if (typeof script !== 'object' || script === null)
+    return ['the script must be an array or a record of arrays'];
+  const perAgent = !Array.isArray(script);
+  const entries: Array<[string, unknown]> = perAgent ? Object.entries(script) : [['', script]];
+  const problems: string[] = [];
+  for (const [agent, turns] of entries) {
+    if (!Array.isArray(turns)) {
+      problems.push(`the turns of agent "${agent}" must be an array`);
+      continue;
+    }
+    turns.forEach((turn: unknown, index) => {
+      if (typeof turn === 'function') return;
+      const problem = turnProblem(turn);
+      if (problem !== undefined) problems.push(`${turnPlace(index, perAgent ? agent : undefined)}${problem}`);
+    });
+  }
+  return problems;
 }
 
 /**

@@ -97,6 +97,38 @@ describe('toolwire-stub arguments', () => {
     }
   });
 
+  it('refuses a bad --script and a bad --agents file in one go, every bad entry of both listed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-files-'));
+    const script = join(dir, 'script.json');
+    const agents = join(dir, 'agents.json');
+    writeFileSync(script, JSON.stringify([{ txt: 'hi' }, { text: 'ok' }, { toolCalls: 'x' }]));
+    writeFileSync(agents, JSON.stringify([{ name: 1 }, { name: 'a', instructions: '', tools: [] }, 'b']));
+    const refusal = (argv: string[]) => {
+      try {
+        parseCliArgs(argv);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected a refusal');
+    };
+    const scriptText = refusal(['--script', script]);
+    const agentsText = refusal(['--agents', agents]);
+    expect(scriptText).toMatch(
+      new RegExp(`^--script: ${script}: 2 entries of the script are invalid:\n- turn 1: `),
+    );
+    expect(agentsText).toBe(
+      `--agents: ${agents}: 2 agents are invalid:\n- agents[0] is not a valid agent definition: name must be a string; instructions must be a string; tools must be an array\n- agents[2] is not a valid agent definition: must be an object`,
+    );
+    // Both files at once: both listings, the script's first.
+    expect(refusal(['--agents', agents, '--script', script])).toBe(`${scriptText}\n${agentsText}`);
+    // A file that cannot be read is listed beside the other's bad entries.
+    expect(refusal(['--script', join(dir, 'missing.json'), '--agents', agents])).toMatch(
+      new RegExp(
+        `^--script: cannot read .*missing.json: ENOENT[^\n]*\n--agents: ${agents}: 2 agents are invalid:`,
+      ),
+    );
+  });
+
   it('refuses unknown options and bad numbers with a message naming them', () => {
     expect(() => parseCliArgs(['--port', 'eighty'])).toThrow('--port must be an integer ≥ 0, got "eighty"');
     expect(() => parseCliArgs(['--prot', '80'])).toThrow(
@@ -373,13 +405,15 @@ describe('toolwire-stub', () => {
     }
   });
 
-  it('exits with code 2 for an --agents file of invalid definitions, as for a bad flag', async () => {
+  it('exits with code 2 for bad --script and --agents files, naming the problems of both', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-agents-'));
     const file = join(dir, 'agents.json');
+    const script = join(dir, 'script.json');
     writeFileSync(file, JSON.stringify([{ name: 1 }]));
+    writeFileSync(script, JSON.stringify([{ text: 1 }]));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--agents', file],
+      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--script', script, '--agents', file],
       {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -391,8 +425,10 @@ describe('toolwire-stub', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
     expect(code).toBe(2);
-    expect(stderr).toContain(
-      'toolwire-stub: startStubServer: agents[0] is not a valid agent definition: name must be a string; instructions must be a string; tools must be an array\n\nUsage: toolwire-stub',
+    expect(stderr).toMatch(
+      new RegExp(
+        `^toolwire-stub: --script: ${script}: turn 1: [^\n]+\n--agents: ${file}: agents\\[0\\] is not a valid agent definition: name must be a string; instructions must be a string; tools must be an array\n\nUsage: toolwire-stub`,
+      ),
     );
   });
 
