@@ -7,6 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { Outbox } from '../../src/client/outbox';
 import { tool } from '../../src/tool/tool';
 import { nextTask, recording } from './call-runner-harness';
 
@@ -81,6 +82,47 @@ async function optimisedOverCalls(read: (execution: object) => unknown): Promise
   return calls.running === 0 && runsOptimised(read);
 }
 
+/**
+ * The outbox of a runner made by `make` (the first whose `callOf` runs: a `tool_call` it receives asks it), for what
+ * it keeps of answered calls until their ack (src/client/calls.ts `AnsweredCall`), which the runner never hands out.
+ */
+function outboxOf(make: () => void): Outbox {
+  const callOf = Outbox.prototype.callOf;
+  let found: Outbox | undefined;
+  Outbox.prototype.callOf = function (this: Outbox, callId: string) {
+    found ??= this;
+    return callOf.call(this, callId);
+  };
+  try {
+    make();
+  } finally {
+    Outbox.prototype.callOf = callOf;
+  }
+  if (found === undefined) throw new Error('no outbox was asked for a call');
+  return found;
+}
+
+/**
+ * Answers ten calls, has V8 optimise `read` for what the outbox keeps of them until their ack, then acks them all:
+ * nothing of theirs is left but in this function's frame, which has returned when the caller collects.
+ */
+async function optimisedOverAnsweredCalls(read: (call: object) => unknown): Promise<boolean> {
+  let calls!: ReturnType<typeof runner>['calls'];
+  const outbox = outboxOf(() => {
+    const made = runner([]);
+    calls = made.calls;
+    for (let i = 0; i < 10; i++) made.call(`a${i}`, 'add', { deadlineMs: 60_000 });
+  });
+  await nextTask();
+  const kept = Array.from({ length: 10 }, (_, i) => outbox.callOf(`a${i}`) as object);
+  expect(kept.every((call) => call !== undefined)).toBe(true);
+  optimiseOnNextCall(read, kept[0] as object);
+  read(kept[1] as object);
+  for (let i = 0; i < 10; i++) calls.ack(`a${i}`);
+  kept.length = 0;
+  return outbox.size === 0 && runsOptimised(read);
+}
+
 describe('the hidden class of results', () => {
   // Before the calls' tests: their last one leaves results unacked, which would keep the hidden classes alive.
   it('outlives a full collection made while no result waits for its ack', async () => {
@@ -102,6 +144,16 @@ describe('the hidden class of results', () => {
     gc();
     gc();
     expect(runsOptimised(readStatus)).toBe(true);
+  });
+
+  // Before the calls' tests too: a result they leave unacked keeps its answered call, and so the hidden class.
+  it('of answered calls outlives a full collection made while no result waits for its ack', async () => {
+    const readToolName = (call: object) => (call as { toolName: string }).toolName;
+    expect(await optimisedOverAnsweredCalls(readToolName)).toBe(true);
+    await nextTask();
+    gc();
+    gc();
+    expect(runsOptimised(readToolName)).toBe(true);
   });
 });
 
