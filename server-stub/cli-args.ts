@@ -128,7 +128,7 @@ function unknownFlagsText(argv: readonly string[]): string | undefined {
   }
   if (unknown.length === 0) return undefined;
   const known = [...Object.keys(FLAGS).map((name) => `--${name}`), '-h'];
-  return unknownKeysText(unknown, known, {}, 'flag', '', undefined, undefined, notes);
+  return unknownKeysText(unknown, known, { noun: 'flag', notes });
 }
 
 /** A flag's name, without its `--`. */
@@ -279,7 +279,7 @@ function parseFeatures(raw: string): Feature[] {
     (name, index) => featureOf(name) === undefined && names.indexOf(name) === index,
   );
   if (unknown.length > 0) {
-    const text = unknownKeysText(unknown, FEATURES, {}, 'feature');
+    const text = unknownKeysText(unknown, FEATURES, { noun: 'feature' });
     throw new Error(`--features: ${text}${text.includes('; known features: ') ? '; or all, or none' : ''}`);
   }
   return names.map((name) => featureOf(name) as Feature);

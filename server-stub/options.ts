@@ -205,7 +205,7 @@ const STUB_OPTION_ALIASES: Readonly<Record<string, string>> = {
 export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
   const unknown = Object.keys(options).filter((key) => !KNOWN_KEYS.has(key));
   // As the SDK's own options say it: a likely name, else every name (the CLI's `--api-key` is `apiKeys` here).
-  if (unknown.length > 0) fail(unknownKeysText(unknown, [...KNOWN_KEYS], STUB_OPTION_ALIASES));
+  if (unknown.length > 0) fail(unknownKeysText(unknown, [...KNOWN_KEYS], { aliases: STUB_OPTION_ALIASES }));
   const numbers = {} as Record<keyof typeof STUB_DEFAULTS, number>;
   for (const key of Object.keys(STUB_DEFAULTS) as Array<keyof typeof STUB_DEFAULTS>) {
     if (key === 'host') continue;

@@ -162,7 +162,7 @@ function unknownKeys(
   aliases: Readonly<Record<string, string>>,
 ): string | undefined {
   const unknown = Object.keys(value).filter((key) => !known.includes(key));
-  return unknown.length === 0 ? undefined : unknownKeysText(unknown, known, aliases, 'key');
+  return unknown.length === 0 ? undefined : unknownKeysText(unknown, known, { aliases, noun: 'key' });
 }
 
 /**

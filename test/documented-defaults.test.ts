@@ -528,6 +528,11 @@ const CASES: Record<string, Case> = {
   'CallUpdatesOptions.now': { internal: 'CallUpdates is not exported' },
   'ConnectionOptions.heartbeatClock': { internal: 'Connection is not exported' },
   'ConnectionOptions.redactor': { internal: 'Connection is not exported' },
+  'UnknownKeysTextOptions.aliases': { internal: 'unknownKeysText is not exported from the package' },
+  'UnknownKeysTextOptions.noun': { internal: 'unknownKeysText is not exported from the package' },
+  'UnknownKeysTextOptions.prefix': { internal: 'unknownKeysText is not exported from the package' },
+  'UnknownKeysTextOptions.redact': { internal: 'unknownKeysText is not exported from the package' },
+  'UnknownKeysTextOptions.notes': { internal: 'unknownKeysText is not exported from the package' },
   // none: the operator routes are off, answering 404
   'StubServerOptions.adminKey': {
     value: undefined,

@@ -175,38 +175,66 @@ function checkObject(
   const known = Object.keys(rules);
   const unknown = Object.keys(options).filter((key) => !Object.hasOwn(rules, key));
   if (unknown.length > 0) {
-    const text = unknownKeysText(
-      unknown,
-      known,
-      spec.aliases ?? {},
-      'option',
+    const text = unknownKeysText(unknown, known, {
+      aliases: spec.aliases,
       prefix,
-      owner.redact,
-      nestedSpecs(rules),
-    );
+      redact: owner.redact,
+      nested: nestedSpecs(rules),
+    });
     optionsFault(owner, owner.unknownCode ?? 'unknown_option', text);
   }
   for (const key of known) checkValue(options[key], rules[key] as Rule, owner, prefix + key);
 }
 
+/** How {@link unknownKeysText} names unknown keys and what it hints; every field is optional. */
+export interface UnknownKeysTextOptions {
+  /**
+   * Other names for known keys, by the name given (another API's, a common misspelling): `{ args: 'arguments' }`
+   * hints `"args" (did you mean "arguments"?)`.
+   * @default {}
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /**
+   * What a key is, in the text (`unknown flag`, `known features: …`); `s` is added for several.
+   * @default 'option'
+   */
+  readonly noun?: string;
+  /**
+   * Put before each name, unknown and known (`retry.` → `"retry.maxAttemps"`).
+   * @default ''
+   */
+  readonly prefix?: string;
+  /**
+   * Scrubs each unknown key as given before it is shown (a key that may be a secret); known keys are shown as
+   * they are.
+   * @default the key unchanged
+   */
+  readonly redact?: Redact;
+  /**
+   * The specs of the known keys whose values are objects, by key: an unknown key that one of them has is hinted
+   * there (`"maxAttempts" (did you mean "retry.maxAttempts"?)`). Absent: none.
+   */
+  readonly nested?: Readonly<Record<string, LooseSpec>>;
+  /**
+   * What to say of an unknown key instead of a "did you mean", by the key as given, where the nearest name would
+   * mean the opposite (`"--no-debug" (leave "--debug" out: it is off unless given)`).
+   * @default {}
+   */
+  readonly notes?: Readonly<Record<string, string>>;
+}
+
 /**
  * What an options check says of the keys `unknown` of an object whose keys are `known`: `unknown option "reasn"
  * (did you mean "reason"?)`, several in one list (`unknown options "a" (did you mean "b"?) and "c"`), and the known
- * keys when one has no likely name ({@link suggest}, with `nested`: `; known options: …`). `noun` says what a key
- * is, `prefix` comes before each name (`retry.`), `redact` scrubs the keys given. `notes` holds, by unknown key,
- * what to say of it instead of a "did you mean" (`"--no-debug" (leave "--debug" out: it is off unless given)`),
- * where the nearest name would mean the opposite.
+ * keys when one has no likely name ({@link suggest}: `; known options: …`). `options` (aliases, the noun, a
+ * prefix, redaction, nested specs, notes): see {@link UnknownKeysTextOptions}.
  */
 export function unknownKeysText(
   unknown: readonly string[],
   known: readonly string[],
-  aliases: Readonly<Record<string, string>>,
-  noun = 'option',
-  prefix = '',
-  redact: Redact = keep,
-  nested?: Readonly<Record<string, LooseSpec>>,
-  notes: Readonly<Record<string, string>> = {},
+  options: UnknownKeysTextOptions = {},
 ): string {
+  const { aliases = {}, noun = 'option', prefix = '', redact = keep, nested, notes = {} } = options;
   let unhinted = false;
   const listed = unknown.map((key) => {
     const shown = JSON.stringify(prefix + redact(key));
