@@ -768,7 +768,8 @@ export class CallRunner implements ExecutionOwner {
       if (this.#leased) this.#leases.redelivered(held);
       return;
     }
-    if (this.#finished.has(callId)) {
+    const idHash = this.#finished.hashOf(callId);
+    if (this.#finished.has(callId, idHash)) {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
@@ -779,6 +780,7 @@ export class CallRunner implements ExecutionOwner {
     }
     if (this.#refusedNew(callId, frame.toolName, frame)) return;
     const execution = new ClientExecution(frame, this);
+    execution.idHash = idHash;
     // The clock is read once on arrival: its deadline counts from it, and so does a call that starts now.
     const now = performance.now();
     this.#deadlines.arrived(execution, frame.deadlineMs, now);
@@ -1423,7 +1425,7 @@ export class CallRunner implements ExecutionOwner {
     if (from === undefined) return;
     const { callId } = execution;
     this.#release(execution);
-    this.#finished.add(callId);
+    this.#finished.add(callId, execution.idHash);
     const { updates } = this.#options;
     const { updated } = execution;
     if (updated) {

@@ -260,6 +260,11 @@ export class Execution extends CallRun {
    */
   declare heardAt: number | undefined;
   /**
+   * The hash of its call id in the ids of finished calls (./finished-ids.ts), as taken when it arrived: the call is
+   * added under it when it ends, its id not hashed again. `undefined` when it was not taken (hashed then).
+   */
+  declare idHash: number | undefined;
+  /**
    * What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set.
    * Until then, the call's {@link CallExtras} alone when its frame carried any (often shared: no object of its own).
    */
@@ -277,6 +282,7 @@ export class Execution extends CallRun {
     this.deadlineMs = undefined;
     this.started = 0;
     this.heardAt = undefined;
+    this.idHash = undefined;
     const last = owner.lastExtras;
     if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.rareOrExtras = last;
     else {

@@ -67,16 +67,20 @@ export class FinishedIds {
   #oldest = 0;
   /** The number of ids at which the table is made again, before the next one is added. */
   #remakeAt = FIRST_TABLE_WORDS / 4;
-  readonly #hash: (id: string) => number;
+  /**
+   * The hash of an id, as {@link FinishedIds.has} and {@link FinishedIds.add} take it: a call asked about on arrival
+   * keeps it until it is added (hashing a call id costs about as much as the rest of a question). The hash function
+   * itself, not a method around it.
+   */
+  readonly hashOf: (id: string) => number;
 
   /** `hash`: for tests, to make ids collide (without it, {@link hashCallId}). */
   constructor(hash: (id: string) => number = hashCallId) {
-    this.#hash = hash;
+    this.hashOf = hash;
   }
 
-  /** Whether `id` is one of the remembered ids. */
-  has(id: string): boolean {
-    const hash = this.#hash(id);
+  /** Whether `id` (of hash `hash`, {@link FinishedIds.hashOf}) is one of the remembered ids. */
+  has(id: string, hash: number = this.hashOf(id)): boolean {
     const tag = hash & TAG_BITS;
     const table = this.#table;
     const mask = table.length - 1;
@@ -87,11 +91,10 @@ export class FinishedIds {
     }
   }
 
-  /** Remembers `id` (not remembered yet: a remembered id never runs again). */
-  add(id: string): void {
+  /** Remembers `id` (not remembered yet: a remembered id never runs again), of hash `hash` ({@link FinishedIds.hashOf}). */
+  add(id: string, hash: number = this.hashOf(id)): void {
     if (this.#count === this.#remakeAt) this.#remake();
     const place = this.#count % RING_IDS;
-    const hash = this.#hash(id);
     this.#ring[place] = id;
     this.#hashes[place] = hash;
     insert(this.#table, hash, place);
