@@ -719,9 +719,10 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * Handles the frames about calls (`tool_call`, `cancel`, `hand_back`, `ack`, `answer`); `false` for any other
-   * frame.
+   * frame. `heardAt`: when the frame arrived (`performance.now()` time, as the socket's heartbeat read it); the
+   * clock is read now when not given.
    */
-  handle(frame: ServiceFrame): boolean {
+  handle(frame: ServiceFrame, heardAt?: number): boolean {
     switch (frame.type) {
       case 'tool_call':
       case 'ack': {
@@ -735,7 +736,7 @@ export class CallRunner implements ExecutionOwner {
         this.ack(call ? undefined : callId);
         const many = call ? acks : callIds;
         if (many !== undefined) for (const id of many) this.ack(id);
-        if (call) this.receive(frame);
+        if (call) this.receive(frame, heardAt);
         return true;
       }
       case 'cancel':
@@ -752,8 +753,11 @@ export class CallRunner implements ExecutionOwner {
     }
   }
 
-  /** Handles a `tool_call` frame: new, re-delivered, or carrying the service's approval decision. */
-  receive(frame: ToolCallFrame): void {
+  /**
+   * Handles a `tool_call` frame, heard at `heardAt` (`performance.now()` time; read now when not given): new,
+   * re-delivered, or carrying the service's approval decision.
+   */
+  receive(frame: ToolCallFrame, heardAt?: number): void {
     const { callId } = frame;
     const answered = this.#outbox.callOf(callId);
     if (answered !== undefined) {
@@ -781,8 +785,9 @@ export class CallRunner implements ExecutionOwner {
     if (this.#refusedNew(callId, frame.toolName, frame)) return;
     const execution = new ClientExecution(frame, this);
     execution.idHash = idHash;
-    // The clock is read once on arrival: its deadline counts from it, and so does a call that starts now.
-    const now = performance.now();
+    // The clock is read once on arrival (by the socket's heartbeat): its deadline counts from it, and so does a call
+    // that starts now.
+    const now = heardAt ?? performance.now();
     this.#deadlines.arrived(execution, frame.deadlineMs, now);
     this.#held.put(callId, execution);
     this.#traces?.received(execution, frame);

@@ -358,7 +358,7 @@ export function clientConnection(
       if (!sameTools(offered, parts.registry)) parts.announceTools();
       parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
     },
-    onFrame: (frame) => routeFrame(parts, frame),
+    onFrame: (frame, heardAt) => routeFrame(parts, frame, heardAt),
     onDisconnected: (code, reason) => {
       parts.decisions?.disconnected();
       parts.calls.disconnected();
@@ -395,10 +395,14 @@ export function clientConnection(
   });
 }
 
-/** A frame after `welcome`: to the part it is about; an `error` frame no part takes becomes an `error` event. */
+/**
+ * A frame after `welcome`, heard at `heardAt` (`performance.now()` time): to the part it is about; an `error` frame
+ * no part takes becomes an `error` event.
+ */
 function routeFrame(
   parts: ClientParts,
   frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>,
+  heardAt: number | undefined,
 ): void {
   switch (frame.type) {
     case 'tool_call':
@@ -406,7 +410,7 @@ function routeFrame(
     case 'hand_back':
     case 'ack':
     case 'answer':
-      parts.calls.handle(frame);
+      parts.calls.handle(frame, heardAt);
       return;
     case 'approval_applied':
       // About a decision this client sent: none before its first decide() made `decisions`.

@@ -83,7 +83,11 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   logger: Logger;
   hello(): HelloBody;
   onWelcome(welcome: Welcome): void;
-  onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
+  /**
+   * A frame after `welcome`, and when it arrived (`performance.now()` time, or the `heartbeatClock`'s; `undefined`
+   * when no heartbeat ran yet).
+   */
+  onFrame(frame: Exclude<ServiceFrame, Welcome>, heardAt: number | undefined): void;
   onDisconnected(code: number, reason: string): void;
   onReconnecting(attempt: number, delayMs: number): void;
   onClosed(error: ConnectionError | undefined): void;
@@ -418,10 +422,10 @@ export class Connection {
         }),
         onWelcome: (welcome) => this.#onWelcome(link, welcome),
         // Every frame of every call passes here: guarded in place, with no closure made per frame.
-        onFrame: (frame) => {
+        onFrame: (frame, heardAt) => {
           if (link !== this.#link) return;
           try {
-            options.onFrame(frame);
+            options.onFrame(frame, heardAt);
           } catch (error) {
             this.#ownerThrew(error);
           }

@@ -102,12 +102,17 @@ export class Heartbeat {
     return this.#intervalMs;
   }
 
-  /** A frame arrived from the peer: it is alive. */
-  heard(): void {
+  /**
+   * A frame arrived from the peer: it is alive. Returns when it arrived, by the heartbeat's clock: whoever reads
+   * the frame takes its time from here rather than read the clock again.
+   */
+  heard(): number {
     // Every frame passes here: the real clock is read directly (the same global, looked up now).
     const clock = this.#clock;
-    this.#lastHeard = clock === systemClock ? performance.now() : clock.now();
+    const now = clock === systemClock ? performance.now() : clock.now();
+    this.#lastHeard = now;
     this.#unansweredSince = undefined;
+    return now;
   }
 
   /** Stops for good: no more pings, no verdict. */

@@ -448,7 +448,11 @@ export interface LinkOptions {
   /** The `hello` to send (with `sessionId` when resuming); the link adds `apiKey` where headers are impossible. */
   hello(): FrameOf<ClientFrame, 'hello'>;
   onWelcome(welcome: Welcome): void;
-  onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
+  /**
+   * A frame after `welcome`, and when it arrived (the heartbeat clock's time: `performance.now()` unless
+   * `heartbeatClock` says otherwise; read once per frame, for the heartbeat and whoever else needs it).
+   */
+  onFrame(frame: Exclude<ServiceFrame, Welcome>, heardAt: number | undefined): void;
   onError(error: ConnectionError | ProtocolError): void;
   onUnsendable(frame: ClientFrame, error: ConnectionError): void;
   /** A frame was refused (answered `error`, unless it is one) whose type and some ids are readable: end its waiter. */
@@ -647,7 +651,7 @@ export class Link {
 
   #onMessage(text: string): void {
     if (this.#closed) return;
-    this.#heartbeat?.heard();
+    const heardAt = this.#heartbeat?.heard();
     const decoded = decodeServiceFrame(text, this.#maxPayloadBytes);
     if (this.#notWelcome(decoded)) return;
     if (!decoded.ok) {
@@ -675,7 +679,7 @@ export class Link {
       const pong = encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) });
       this.#budget.ping(frame.id, pong);
     } else if (frame.type === 'pong') this.#budget.ponged(frame.id);
-    else this.#options.onFrame(frame);
+    else this.#options.onFrame(frame, heardAt);
   }
 
   #onBinary(): void {

@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
+import { Client } from '../../src/client/client';
 import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
 import { Execution } from '../../src/client/execution';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { tool } from '../../src/tool/tool';
+import { type MemoryPeer, memorySocketPair, welcomeFrame } from '../helpers/memory-socket';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
@@ -353,6 +355,76 @@ describe('Deadlines, in a call runner: a call with a question open on the servic
       await vi.advanceTimersByTimeAsync(1);
       expect(aborted).toEqual(['deadline']);
       calls.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('Deadlines and durationMs of a call a Client received, on fake timers', () => {
+  it("count from the frame's arrival on the faked clock: the socket's heartbeat reads it, the call takes that time", async () => {
+    // Vitest replaces the global `performance` object while `performance` is faked: a clock that kept the real
+    // object (or its `now`) would count these calls from the real process time and miss both figures.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const results: Array<{ callId: string; status: string; durationMs: number }> = [];
+      const pair = memorySocketPair({
+        onConnection(peer) {
+          peer.onMessage = (text) => {
+            const frame = JSON.parse(text) as {
+              type: string;
+              callId: string;
+              status: string;
+              durationMs: number;
+            };
+            if (frame.type === 'hello') peer.send(welcomeFrame());
+            if (frame.type === 'tool_result') {
+              const { callId, status, durationMs } = frame;
+              results.push({ callId, status, durationMs });
+            }
+          };
+        },
+      });
+      const slow = tool({
+        name: 'slow',
+        description: 'Takes 5 s, or until its signal aborts.',
+        execute: (_input, { signal }) =>
+          new Promise<string>((resolve) => {
+            const timer = setTimeout(() => resolve('done'), 5_000);
+            signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              resolve('aborted');
+            });
+          }),
+      });
+      const client = new Client({
+        url: 'ws://toolwire.test/v1/ws',
+        WebSocket: pair.WebSocket,
+        apiKey: 'key',
+        tools: [slow],
+      });
+      await client.connect();
+      const peer = pair.peers[0] as MemoryPeer;
+      await vi.advanceTimersByTimeAsync(1_000);
+      peer.send({ type: 'tool_call', callId: 'fast', runId: 'r1', toolName: 'slow', arguments: {} });
+      peer.send({
+        type: 'tool_call',
+        callId: 'due',
+        runId: 'r1',
+        toolName: 'slow',
+        arguments: {},
+        deadlineMs: 100,
+      });
+      await vi.advanceTimersByTimeAsync(DEADLINE_GRACE_MS + 99);
+      expect(results).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(results).toEqual([{ callId: 'due', status: 'cancelled', durationMs: DEADLINE_GRACE_MS + 100 }]);
+      await vi.advanceTimersByTimeAsync(5_000 - DEADLINE_GRACE_MS - 100);
+      expect(results).toEqual([
+        { callId: 'due', status: 'cancelled', durationMs: DEADLINE_GRACE_MS + 100 },
+        { callId: 'fast', status: 'ok', durationMs: 5_000 },
+      ]);
+      await client.close({ drain: false, timeoutMs: 0 });
     } finally {
       vi.useRealTimers();
     }
