@@ -90,12 +90,14 @@ describe('fastServiceFrame', () => {
 
 describe('encodeFrame', () => {
   it('writes a tool_result exactly as JSON.stringify does, whatever its text holds', () => {
+    const inherited = fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype));
     const result = fc.record(
       {
         type: fc.constant('tool_result' as const),
         callId: fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 20 }),
-        // The protocol's statuses and result kinds are written from a table; any other text as JSON writes it.
-        status: fc.oneof(fc.constantFrom(...TOOL_CALL_STATUSES), fc.string()),
+        // The protocol's statuses and result kinds are written from a table; any other text as JSON writes it, the
+        // names of what every object inherits too.
+        status: fc.oneof(fc.constantFrom(...TOOL_CALL_STATUSES), fc.string(), inherited),
         output: fc.oneof(fc.string({ unit: 'binary' }), fc.string()),
         durationMs: fc.oneof(
           fc.nat(),
@@ -104,7 +106,7 @@ describe('encodeFrame', () => {
         ),
         result: fc.oneof(
           fc.constant(undefined),
-          fc.record({ type: fc.oneof(fc.constantFrom(...RESULT_PART_TYPES), fc.string()) }),
+          fc.record({ type: fc.oneof(fc.constantFrom(...RESULT_PART_TYPES), fc.string(), inherited) }),
         ),
         widget: fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 })),
         retryable: fc.oneof(fc.constant(undefined), fc.boolean()),
