@@ -531,10 +531,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   #codeWaiters: Set<() => void> | undefined;
   /**
-   * A `connect()` waits for code before the socket opens (browsers only), the connection still `idle`: the client
-   * is `connecting`, and another `connect()` meanwhile is refused as it is while the socket opens.
+   * The wait of a `connect()` for code before the socket opens (browsers only), the connection still `idle`: the
+   * client is `connecting`, another `connect()` meanwhile is refused and a `run()` waits, as while the socket opens.
    */
-  #connectWaitsForCode = false;
+  #connectWait: Promise<unknown> | undefined;
   readonly #logger: Logger;
   /** The features of the last `welcome`, `null` before the first: a `Runs` made after it is told them. */
   #features: readonly string[] | undefined | null = null;
@@ -667,7 +667,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   get state(): ClientState {
     const state = this.#connection.state;
-    return state === 'idle' && this.#connectWaitsForCode ? 'connecting' : state;
+    return state === 'idle' && this.#connectWait !== undefined ? 'connecting' : state;
   }
 
   /** Session id given by the service; survives reconnects. `undefined` before the first `welcome`. */
@@ -725,7 +725,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
     // A first connect() still waiting for code: refused at once, as while its socket opens (await that one).
-    if (this.#connectWaitsForCode) throw alreadyConnecting();
+    if (this.#connectWait !== undefined) throw alreadyConnecting();
     // A closed client waits for no code: the connection refuses it in its own words (make a new Client).
     const loads = this.#connection.state === 'closed' ? undefined : this.#codeToLoad();
     let timeoutMs: number | undefined;
@@ -734,11 +734,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       const still = new Set(loads.keys());
       const all = Promise.all([...loads].map(([what, load]) => load.then(() => still.delete(what))));
       const bound = { timeoutMs: this.#connectTimeoutMs, still: () => listed([...still]) };
-      this.#connectWaitsForCode = true;
+      const wait = this.#waitForCode(all, 'connect', bound);
+      this.#connectWait = wait;
       try {
-        await this.#waitForCode(all, 'connect', bound);
+        // First in line on `wait`: the socket is `connecting` before a run() waiting with it goes on.
+        await wait;
       } finally {
-        this.#connectWaitsForCode = false;
+        this.#connectWait = undefined;
       }
       timeoutMs = Math.max(0, this.#connectTimeoutMs - (performance.now() - started));
     }
@@ -758,8 +760,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   `too_large` for an agent tool this client cannot add (as `addTool()`); RunError `run_failed` / `run_cancelled` / a service error code, `invalid_output` when the final
    *   output does not match the agent's `outputType`, `session_lost` when the client reconnects into a new session
    *   (`welcome.resumed: false`) while the run is going; AbortError at once when `signal` aborts; ConnectionError
-   *   `not_connected` before `connect()`, `closed` when the client closed first. While the client is reconnecting
-   *   the run waits and starts on the next connection (a run never started is sent again to a new session).
+   *   `not_connected` before `connect()`, `closed` when the client closed first. Made while `connect()` is under
+   *   way (in a browser, its wait for code included), the run waits for it: it is sent once the service welcomes
+   *   the client, and rejects with `connect()`'s error when that fails, with `closed` at `close()`. While the client
+   *   is reconnecting the run waits and starts on the next connection (a run never started is sent again to a new
+   *   session).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any agent; its output type flows into the result.
   async run<A extends Agent<any>>(
@@ -768,16 +773,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     options: RunOptions<C & AgentContext<A>> = {},
   ): Promise<RunResult<RunOutput<A>>> {
     checkRunArguments(agent, input, options);
-    const { state } = this.#connection;
-    if (state === 'idle' || state === 'closed') {
-      throw new ConnectionError(
-        state === 'idle' ? 'not_connected' : 'closed',
-        state === 'idle' ? 'call connect() before run()' : 'the client is closed',
-      );
-    }
-    const result = await this.#startRun(agent, input, {
+    const { signal } = options;
+    const started = {
       context: options.context,
-      signal: options.signal,
+      signal,
       maxTurns: options.maxTurns,
       parentRunId: undefined,
       parentCallId: undefined,
@@ -789,7 +788,23 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         options.metadata === undefined
           ? undefined
           : (JSON.parse(JSON.stringify(options.metadata)) as Record<string, unknown>),
-    }).catch((error: unknown) => {
+    };
+    // In a browser, connect() may wait for code before the socket opens: the client is `connecting` then too, and
+    // the run waits with it (ended by close() or its signal), then goes on as one made while the socket opens.
+    const connectWait = this.#connection.state === 'idle' ? this.#connectWait : undefined;
+    if (connectWait !== undefined) {
+      await this.#waitForCode(connectWait, 'run', signal && { signal }).catch((error: unknown) => {
+        throw this.#redactor.error(error);
+      });
+    }
+    const { state } = this.#connection;
+    if (state === 'idle' || state === 'closed') {
+      throw new ConnectionError(
+        state === 'idle' ? 'not_connected' : 'closed',
+        state === 'idle' ? 'call connect() before run()' : 'the client is closed',
+      );
+    }
+    const result = await this.#startRun(agent, input, started).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
     // The final output is read by the run code (./runs.ts), which the run loaded: `#runs` is made.

@@ -717,7 +717,6 @@ export class Connection {
   }
 }
 
-/** After an error whose last attempt found nothing listening: the service is not running there, or the url is wrong. */
 /**
  * `connect()` called again while a first call is connecting: here, and in a client whose first `connect()` still
  * waits for code before the socket opens (src/client/client.ts).
@@ -729,6 +728,7 @@ export function alreadyConnecting(): ConnectionError {
   );
 }
 
+/** After an error whose last attempt found nothing listening: the service is not running there, or the url is wrong. */
 function refusedHint(last: ConnectionError | undefined): string {
   return last?.code === 'connection_refused'
     ? '; nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url'

@@ -940,3 +940,174 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
     await Promise.all([client.close(), other.close()]);
   });
 });
+
+describe('run() while connect() is under way, waiting for code or for the socket alike', () => {
+  /**
+   * A fresh core with the run code registered and the gate's load held until `arrive()`, a client of a gated tool
+   * (`connectTimeoutMs` 1,000), and a service that welcomes when `welcome()` is called (at once when `welcomes`),
+   * counts `run_start` frames and completes each run at once.
+   */
+  async function setUp(welcomes: boolean) {
+    const { core, setCodeLoader } = await freshCore();
+    const { registerRuns } = await import('../../src/client/client');
+    registerRuns((await import('../../src/client/runs')).Runs);
+    const gate = heldPart(setCodeLoader, 'gate');
+    const runStarts: string[] = [];
+    let welcome = () => {};
+    const pair = memorySocketPair({
+      onConnection(peer: MemoryPeer) {
+        peer.onMessage = (text) => {
+          const frame = JSON.parse(text) as {
+            type: string;
+            requestId: string;
+            input: string;
+            metadata?: object;
+          };
+          if (frame.type === 'hello') {
+            welcome = () => peer.send(welcomeFrame({ features: ['run_options'] }));
+            if (welcomes) welcome();
+          } else if (frame.type === 'run_start') {
+            runStarts.push(`${frame.input} ${JSON.stringify(frame.metadata)}`);
+            peer.send({ type: 'run_started', requestId: frame.requestId, runId: 'r1' });
+            peer.send({
+              type: 'run_result',
+              runId: 'r1',
+              status: 'completed',
+              finalOutput: 'done',
+              toolCalls: [],
+              turns: 1,
+            });
+          }
+        };
+      },
+    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)], connectTimeoutMs: 1_000 });
+    await gate.imported;
+    vi.useFakeTimers();
+    const agent = new core.Agent({ name: 'A', instructions: '', tools: [] });
+    return { core, client, agent, runStarts, arrive: gate.arrive, welcome: () => welcome() };
+  }
+
+  /**
+   * What `promise` ended with: `'connected'` (connect()), `{ output }` (run()) or the error's name, code and
+   * message; `'pending'` until then.
+   */
+  function ending(promise: Promise<unknown>): { current: unknown } {
+    const seen: { current: unknown } = { current: 'pending' };
+    promise.then(
+      (result) => {
+        seen.current =
+          result === undefined ? 'connected' : { output: (result as { finalOutput: unknown }).finalOutput };
+      },
+      (error: Core.ToolwireError) => {
+        seen.current = { name: error.name, code: error.code, message: error.message };
+      },
+    );
+    return seen;
+  }
+
+  /**
+   * A client whose `connect()` is under way (`code`: waiting for the gate's code; `socket`: the code here, the
+   * socket opened, no welcome yet), then a `run()`.
+   */
+  async function runWhileConnecting(phase: 'code' | 'socket') {
+    const made = await setUp(phase === 'code');
+    if (phase === 'socket') made.arrive();
+    const connecting = ending(made.client.connect());
+    await vi.advanceTimersByTimeAsync(0);
+    const state = made.client.state;
+    const metadata = { page: 'a' };
+    const running = ending(made.client.run(made.agent, 'hi', { metadata }));
+    // What is sent is what run() was given, whatever the caller changes while it waits.
+    metadata.page = 'b';
+    await vi.advanceTimersByTimeAsync(0);
+    return { ...made, state, connecting, running };
+  }
+
+  it.each(['code', 'socket'] as const)(
+    'sends a run made while connect() waits for the %s once, after welcome',
+    async (phase) => {
+      const { client, runStarts, arrive, welcome, state, connecting, running } =
+        await runWhileConnecting(phase);
+      expect({ state, running: running.current, runStarts }).toEqual({
+        state: 'connecting',
+        running: 'pending',
+        runStarts: [],
+      });
+      if (phase === 'code') arrive();
+      else welcome();
+      await vi.advanceTimersByTimeAsync(0);
+      expect({ connecting: connecting.current, running: running.current, runStarts }).toEqual({
+        connecting: 'connected',
+        running: { output: 'done' },
+        runStarts: ['hi {"page":"a"}'],
+      });
+      await client.close({ drain: false });
+    },
+  );
+
+  it.each(['code', 'socket'] as const)(
+    "rejects a run made while connect() waits for the %s with connect()'s error when connect() fails",
+    async (phase) => {
+      const { runStarts, state, connecting, running, arrive, welcome } = await runWhileConnecting(phase);
+      expect({ state, running: running.current }).toEqual({ state: 'connecting', running: 'pending' });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(connecting.current).toMatchObject({ name: 'ConnectionError', code: 'connect_timeout' });
+      expect(running.current).toEqual(connecting.current);
+      // Nothing later sends it: not when the code comes, nor a welcome.
+      arrive();
+      welcome();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(runStarts).toEqual([]);
+    },
+  );
+
+  it.each(['code', 'socket'] as const)(
+    'rejects a run made while connect() waits for the %s with closed at close(), and never sends it',
+    async (phase) => {
+      const { client, runStarts, state, running, arrive } = await runWhileConnecting(phase);
+      expect({ state, running: running.current }).toEqual({ state: 'connecting', running: 'pending' });
+      await client.close();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(running.current).toMatchObject({ name: 'ConnectionError', code: 'closed' });
+      arrive();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(runStarts).toEqual([]);
+    },
+  );
+
+  it('rejects a run made while connect() waits for code with load_failed when the code cannot load', async () => {
+    const { core, setCodeLoader } = await freshCore();
+    const gate = offlinePart(setCodeLoader, 'gate');
+    const { pair } = service();
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
+    const connecting = ending(client.connect());
+    const running = ending(client.run(new core.Agent({ name: 'A', instructions: '', tools: [] }), 'hi'));
+    await gate.imported;
+    await vi.waitFor(() => expect(connecting.current).not.toBe('pending'));
+    await vi.waitFor(() => expect(running.current).not.toBe('pending'));
+    expect(connecting.current).toMatchObject({ name: 'ToolwireError', code: 'load_failed' });
+    expect(running.current).toEqual(connecting.current);
+    expect(client.state).toBe('idle');
+    await client.close();
+  });
+
+  it('ends a run made while connect() waits for code at once when its signal aborts', async () => {
+    const { client, runStarts, agent, arrive } = await setUp(true);
+    const connecting = client.connect();
+    const controller = new AbortController();
+    const running = ending(client.run(agent, 'hi', { signal: controller.signal }));
+    controller.abort(new Error('the user left'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(running.current).toEqual({
+      name: 'AbortError',
+      code: 'aborted',
+      message: 'the run was aborted before it started',
+    });
+    arrive();
+    await connecting;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runStarts).toEqual([]);
+    await client.close({ drain: false });
+  });
+});
