@@ -561,6 +561,56 @@ describe('the optional call code, loaded with import()', () => {
     expect({ ran, results: results.length }).toEqual({ ran: 0, results: 1 });
   });
 
+  it("hands a call waiting for the JSON Schema validator strict: true's way back needs back at close()", async () => {
+    const { core, setCodeLoader } = await freshCore();
+    await import('../../src/strict');
+    const loads = controlLoads(setCodeLoader, 'JSON Schema validator', { held: true });
+    const { pair, results, call } = service();
+    let ran = 0;
+    // An `anyOf` whose branches restore differently (`r` optional in one): the way back asks the validator which.
+    const area = core.tool({
+      name: 'area',
+      description: 'Measures a shape.',
+      strict: true,
+      parameters: z.object({
+        shape: z.union([
+          z.object({ kind: z.literal('circle'), r: z.number().optional() }),
+          z.object({ kind: z.literal('square'), side: z.number() }),
+        ]),
+      }),
+      execute: () => {
+        ran += 1;
+        return 1;
+      },
+    });
+    const client = clientOf(core, pair, { tools: [area] });
+    await client.connect();
+    vi.useFakeTimers();
+    call('c1', 'area', { shape: { kind: 'circle', r: null } });
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ begun: loads.begun, results }).toEqual({ begun: 1, results: [] });
+    let closed = false;
+    const closing = client.close().then(() => {
+      closed = true;
+    });
+    // The validator's chunk never comes: the call never ran, and another worker takes it.
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ closed, results }).toEqual({
+      closed: true,
+      results: [
+        {
+          callId: 'c1',
+          status: 'error',
+          output: 'Error running area: the client is shutting down; try again later',
+        },
+      ],
+    });
+    loads.arrive();
+    await closing;
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ ran, results: results.length }).toEqual({ ran: 0, results: 1 });
+  });
+
   it('hands back at once a call that reaches its wait for code after close() began', async () => {
     const { core, setCodeLoader } = await freshCore();
     const loads = heldPart(setCodeLoader, 'redaction');
