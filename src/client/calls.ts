@@ -1232,12 +1232,13 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * Stops taking new calls; they are answered with a retryable shutting-down result. So are the calls whose
-   * `execute` has not begun: waiting for their first slot, for their key's turn, or for an approval (the service's
-   * human, or `onApproval`). They never ran here, and another worker runs them now rather than this one after its
-   * running calls (or never, when its drain times out and aborts what it holds); a call held for the service's
-   * decision stays held there, and the decision goes to the worker that then gets it (docs/protocol/approvals.md).
-   * A call waiting for its key that the local approver approved through a promise (a person) stays, as it does at
-   * a `hand_back`: on another worker the person would be asked again. The drain waits for it.
+   * `execute` has not begun: waiting for their first slot, for their key's turn, for their `context`, or for an
+   * approval (the service's human, or `onApproval`). They never ran here, and another worker runs them now rather
+   * than this one after its running calls (or never, when its drain times out and aborts what it holds); a call
+   * held for the service's decision stays held there, and the decision goes to the worker that then gets it
+   * (docs/protocol/approvals.md). A call waiting for its key that the local approver approved through a promise (a
+   * person) stays, as it does at a `hand_back`: on another worker the person would be asked again. The drain waits
+   * for it.
    * Calls that began and wait for a person's answer or a nested run are running: the drain waits for them, and a
    * `warn` says so.
    */
@@ -1250,11 +1251,12 @@ export class CallRunner implements ExecutionOwner {
       else if (
         (gate?.waitingAtGate(execution) === true && !this.#approvals?.waitedHere(execution)) ||
         (execution.state === 'parked' && this.#approvals?.waiting(execution) === true) ||
-        (this.#waitingForCode?.has(execution) === true && !this.#approvals?.waitedHere(execution))
+        (this.#waitingForCode?.has(execution) === true && !this.#approvals?.waitedHere(execution)) ||
+        (execution.state === 'running' && !execution.begun && !this.#approvals?.waitedHere(execution))
       ) {
-        // Waiting for its key's turn (or, its permit taken, for a slot), for a decision, or for code it needs
-        // first: its `execute` has not begun. Its wait ends on the abort, and `finished` answers it as it answers
-        // a queued call.
+        // Waiting for its key's turn (or, its permit taken, for a slot), for a decision, for code it needs first,
+        // or for its context: its `execute` has not begun. Its wait ends on the abort, and `finished` answers it
+        // as it answers a queued call.
         this.#handBackAs(execution, 'back');
         execution.abort(shuttingDown());
       }

@@ -146,7 +146,7 @@ describe('key_waits, in a call runner', () => {
     calls.dispose();
   });
 
-  it('resolves a drain whose last call, come to its key while the client stops, is handed back (hand_back)', async () => {
+  it('resolves a drain whose last call, waiting for its context when the client stops, is handed back', async () => {
     // Two clients of one process share the tool's gate: `x`'s call holds the key, `y` drains.
     const { work, started, release } = keyedTool(1);
     let contextReady: (value: unknown) => void = () => {};
@@ -166,10 +166,11 @@ describe('key_waits, in a call runner', () => {
     void y.calls.idle().then(() => {
       drained = true;
     });
-    // Its context comes after the stop: it waits for its key, and the service asks for it back.
+    // Its tool has not begun: the stop hands it back at once, and its context, come later, runs nothing (nor does
+    // a `hand_back` the service sends for it meanwhile).
     contextReady({});
     await nextTask();
-    expect(y.calls.queued).toBe(1);
+    expect(y.calls.queued).toBe(0);
     y.calls.handle({ type: 'hand_back', callIds: ['a1'] });
     await nextTask();
     expect(y.sent.filter((frame) => frame.type === 'tool_result')).toEqual([

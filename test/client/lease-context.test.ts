@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEADLINE_GRACE_MS } from '../../src/client/deadlines';
+import { tool } from '../../src/tool/tool';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
 
@@ -70,6 +71,42 @@ describe('the lease and calls whose tool has not begun', () => {
     expect(results(sent)).toEqual(['c1:cancelled']);
     expect(calls.running).toBe(0);
     expect(ran).toEqual([]);
+  });
+
+  it('hands back a call waiting for its context when the client stops, and does not run it', async () => {
+    const ran: string[] = [];
+    const stuck = tool({
+      name: 'stuck',
+      description: 'Runs until aborted.',
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => resolve('stopped')),
+        );
+      },
+    });
+    const { calls, sent } = recording([stuck], {
+      contextFor: (frame) => (frame.callId === 'c1' ? new Promise(() => {}) : undefined),
+    });
+    calls.receive({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'stuck', arguments: {} });
+    calls.receive({ type: 'tool_call', callId: 'c2', runId: 'r1', toolName: 'stuck', arguments: {} });
+    await nextTask();
+    expect(ran).toEqual(['c2']);
+    // As close() does: its `execute` has not begun, so another worker runs it rather than the drain wait for it.
+    calls.stopAccepting();
+    await nextTask();
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'c1',
+        status: 'error',
+        output: 'Error running stuck: the client is shutting down; try again later',
+        retryable: true,
+      },
+    ]);
+    expect(calls.running).toBe(1);
+    expect(ran).toEqual(['c2']);
+    calls.abortAll('test over');
   });
 
   it('leases a keyed call only once it may run: one waiting for its key ends timeout at its deadline', async () => {
