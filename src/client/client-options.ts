@@ -79,8 +79,12 @@ type ClientContext<C, Needed> = ContextOrFunction<C> & NoInfer<ContextOrFunction
  * value given, so that `execute`'s input is the schema's type: see `ToolSetOf`).
  */
 export interface ClientOptions<C = unknown, T = ToolsGiven> {
-  /** WebSocket URL of the service (`ws://` or `wss://`). @default process.env.TOOLWIRE_URL */
-  url?: string | undefined;
+  /**
+   * WebSocket URL of the service: a string or a `URL` object (its `href` is used) whose scheme is `ws://` or
+   * `wss://`, in any case (`WSS://` is read as `wss://`). Shown in messages without its userinfo, query and
+   * fragment. @default process.env.TOOLWIRE_URL
+   */
+  url?: string | URL | undefined;
   /**
    * API key: printable ASCII without spaces, at most 4096 characters (`MAX_API_KEY_CHARS`; `OptionsError`
    * `invalid_option` otherwise). Sent as `Authorization: Bearer` where the runtime allows, else in `hello`, and
@@ -513,6 +517,13 @@ const SIGNAL_OPTIONS: OptionsSpec<{ timeoutMs?: number }> = {
   aliases: { drainTimeoutMs: 'timeoutMs' },
 };
 
+/** A ws:// or wss:// URL, its scheme in any case (schemes are case-insensitive). */
+const WS_URL = /^wss?:\/\/./i;
+
+/** The text of a `url` option: a string as given, a `URL` object's `href`; `undefined` for anything else. */
+const urlText = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : value instanceof URL ? value.href : undefined;
+
 const isLogger = (value: unknown) =>
   ['debug', 'info', 'warn', 'error'].every(
     (level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function',
@@ -526,11 +537,15 @@ const isRedactRule = (value: unknown) =>
 const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
   rules: {
     url: {
-      ...aString('a ws:// or wss:// URL', { pattern: /^wss?:\/\/./ }),
+      expected: 'a ws:// or wss:// URL',
+      test: (value) => WS_URL.test(urlText(value) ?? ''),
       required: true,
       whenMissing: '(or set TOOLWIRE_URL)',
       // A token may travel in the query or the userinfo.
-      show: (value, redact) => describeValue(typeof value === 'string' ? displayUrl(value) : value, redact),
+      show: (value, redact) => {
+        const text = urlText(value);
+        return describeValue(text === undefined ? value : displayUrl(text), redact);
+      },
     },
     apiKey: {
       ...oneOf(
@@ -641,7 +656,6 @@ export interface ResolvedClientOptions
   extends Required<
     Pick<
       ClientOptions,
-      | 'url'
       | 'maxConcurrency'
       | 'maxQueue'
       | 'connectTimeoutMs'
@@ -652,6 +666,8 @@ export interface ResolvedClientOptions
       | 'redact'
     >
   > {
+  /** The service's URL: a `URL` object's `href`, its `ws://` or `wss://` scheme in lower case. */
+  url: string;
   /** The key, or the function read before every connection attempt. */
   apiKey: string | (() => string | Promise<string>);
   /** `hello.buildId`, when given. */
@@ -727,8 +743,8 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
   for (const item of tools) checkToolSlots(item, maxConcurrency, CLIENT_OWNER.name);
   return {
-    // Both checked above as required.
-    url: withEnv.url as string,
+    // Both checked above as required; the URL's scheme in lower case, as every WebSocket accepts it.
+    url: (urlText(withEnv.url) as string).replace(/^wss?:/i, (scheme) => scheme.toLowerCase()),
     apiKey: withEnv.apiKey as string | (() => string | Promise<string>),
     buildId: options.buildId,
     maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,

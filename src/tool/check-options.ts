@@ -73,8 +73,15 @@ export interface OptionsSpec<T extends object> {
 /** Longest string a message quotes, in characters; a longer one is cut and ends with `…`. */
 const SHOWN_CHARACTERS = 80;
 
+/**
+ * `noun` with `a` or `an` as it is read aloud: an acronym by the name of its first letter (`a URL`, `an HTMLElement`,
+ * `an MCPServer`), a word by its first sound (`an object`, `a Uint8Array`, `an UnknownThing`, `a Usage`).
+ */
 function article(noun: string): string {
-  return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
+  const vowelSound = /^[A-Z][A-Z]/.test(noun)
+    ? /^[AEFHILMNORSX]/.test(noun)
+    : /^[aeiou]/i.test(noun) && !/^u(?:int|ni(?![mn])|s[aeu]|ti)/i.test(noun);
+  return vowelSound ? `an ${noun}` : `a ${noun}`;
 }
 
 /**

@@ -83,6 +83,11 @@ describe('option errors never print secrets', () => {
       { url: `svc.example/ws?key=${SECRET}` },
       'new Client(options): url must be a ws:// or wss:// URL, got "svc.example/ws?[redacted]"',
     ],
+    [
+      'a URL object with a token in its userinfo and query',
+      { url: new URL(`https://user:${SECRET}@svc.example/ws?token=${SECRET}`) },
+      'new Client(options): url must be a ws:// or wss:// URL, got "https://[redacted]@svc.example/ws?[redacted]"',
+    ],
   ])('%s', (_case, options, message) => {
     const error = refusal(options);
     expect(error.message).toEqual(message);
@@ -113,8 +118,12 @@ describe('option errors never print secrets', () => {
     expect(displayUrl('wss://svc.example/?')).toBe('wss://svc.example/?[redacted]');
   });
 
-  it('does not print the url query of the service in connection errors', async () => {
-    const client = new Client({ ...base, url: `ws://127.0.0.1:1/ws?token=${SECRET}`, reconnect: false });
+  it.each([
+    ['a string', `ws://127.0.0.1:1/ws?token=${SECRET}`],
+    ['a string with an upper-case scheme', `WS://127.0.0.1:1/ws?token=${SECRET}`],
+    ['a URL object', new URL(`ws://127.0.0.1:1/ws?token=${SECRET}`)],
+  ])('does not print the url query of the service in connection errors (%s)', async (_case, url) => {
+    const client = new Client({ ...base, url, reconnect: false });
     const error = await client.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).code).toBe('unreachable');
@@ -122,6 +131,16 @@ describe('option errors never print secrets', () => {
       /^cannot reach ws:\/\/127\.0\.0\.1:1\/ws\?\[redacted\] /,
     );
     expect((error as ConnectionError).message).not.toContain(SECRET);
+  });
+
+  it('does not print the url userinfo of the service in connection errors', async () => {
+    for (const url of [`WSS://me:${SECRET}@127.0.0.1:1/ws`, new URL(`wss://me:${SECRET}@127.0.0.1:1/ws`)]) {
+      const client = new Client({ ...base, url, reconnect: false });
+      const error = (await client.connect().catch((e: unknown) => e)) as ConnectionError;
+      expect(error).toMatchObject({ name: 'ConnectionError', code: 'unreachable' });
+      expect(error.message).toMatch(/^cannot reach wss:\/\/\[redacted\]@127\.0\.0\.1:1\/ws /);
+      expect(error.message).not.toContain(SECRET);
+    }
   });
 
   it('does not print the url query in invalid_url, nor in its cause', async () => {

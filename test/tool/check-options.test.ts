@@ -170,6 +170,15 @@ describe('describeValue', () => {
     [new Map(), 'a Map'],
     [new Thing(), 'a Thing'],
     [new Error('x'), 'an Error'],
+    [new URL('ws://x/'), 'a URL'],
+    [new URLSearchParams(), 'a URLSearchParams'],
+    [new Uint8Array(1), 'a Uint8Array'],
+    [new Int8Array(1), 'an Int8Array'],
+    [new ArrayBuffer(1), 'an ArrayBuffer'],
+    [new (class HTMLThing {})(), 'an HTMLThing'],
+    [new (class MCPServer {})(), 'an MCPServer'],
+    [new (class UnknownThing {})(), 'an UnknownThing'],
+    [new (class Usage {})(), 'a Usage'],
   ])('describes %s as %s', (value, shown) => {
     expect(describeValue(value)).toBe(shown);
   });
