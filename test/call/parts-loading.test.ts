@@ -518,32 +518,34 @@ describe('the optional call code, loaded with import()', () => {
     expect(closed).toBe(true);
   });
 
-  it('hands a call waiting for the JSON Schema validator its validation needs back at close()', async () => {
+  /**
+   * A call to `name` whose validation waits for the JSON Schema validator's chunk, which never comes: `close()` hands
+   * it back at once (another worker takes it), and its tool never runs, not even when the chunk arrives later.
+   */
+  async function validatorWaitHandedBack(
+    strict: boolean,
+    define: (core: typeof Core, count: () => number) => Core.Tool,
+    args: Record<string, unknown>,
+  ) {
     const { core, setCodeLoader } = await freshCore();
+    if (strict) await import('../../src/strict');
     const loads = controlLoads(setCodeLoader, 'JSON Schema validator', { held: true });
     const { pair, results, call } = service();
     let ran = 0;
-    // `z.coerce.number()` accepts "3", which the announced "type": "number" refuses: the guard needs the validator.
-    const double = core.tool({
-      name: 'double',
-      description: 'Doubles n.',
-      parameters: z.object({ n: z.coerce.number() }),
-      execute: ({ n }) => {
-        ran += 1;
-        return n * 2;
-      },
+    const waiting = define(core, () => {
+      ran += 1;
+      return 1;
     });
-    const client = clientOf(core, pair, { tools: [double] });
+    const client = clientOf(core, pair, { tools: [waiting] });
     await client.connect();
     vi.useFakeTimers();
-    call('c1', 'double', { n: 3 });
+    call('c1', waiting.name, args);
     await vi.advanceTimersByTimeAsync(0);
     expect({ begun: loads.begun, results }).toEqual({ begun: 1, results: [] });
     let closed = false;
     const closing = client.close().then(() => {
       closed = true;
     });
-    // The validator's chunk never comes: the call never ran, and another worker takes it.
     await vi.advanceTimersByTimeAsync(0);
     expect({ closed, results }).toEqual({
       closed: true,
@@ -551,7 +553,7 @@ describe('the optional call code, loaded with import()', () => {
         {
           callId: 'c1',
           status: 'error',
-          output: 'Error running double: the client is shutting down; try again later',
+          output: `Error running ${waiting.name}: the client is shutting down; try again later`,
         },
       ],
     });
@@ -559,56 +561,42 @@ describe('the optional call code, loaded with import()', () => {
     await closing;
     await vi.advanceTimersByTimeAsync(0);
     expect({ ran, results: results.length }).toEqual({ ran: 0, results: 1 });
+  }
+
+  it('hands a call waiting for the JSON Schema validator its validation needs back at close()', async () => {
+    // `z.coerce.number()` accepts "3", which the announced "type": "number" refuses: the guard needs the validator.
+    await validatorWaitHandedBack(
+      false,
+      (core, count) =>
+        core.tool({
+          name: 'double',
+          description: 'Doubles n.',
+          parameters: z.object({ n: z.coerce.number() }),
+          execute: count,
+        }),
+      { n: 3 },
+    );
   });
 
-  it("hands a call waiting for the JSON Schema validator strict: true's way back needs back at close()", async () => {
-    const { core, setCodeLoader } = await freshCore();
-    await import('../../src/strict');
-    const loads = controlLoads(setCodeLoader, 'JSON Schema validator', { held: true });
-    const { pair, results, call } = service();
-    let ran = 0;
+  it('hands back at close() a call whose strict: true arguments wait for the validator to be restored', async () => {
     // An `anyOf` whose branches restore differently (`r` optional in one): the way back asks the validator which.
-    const area = core.tool({
-      name: 'area',
-      description: 'Measures a shape.',
-      strict: true,
-      parameters: z.object({
-        shape: z.union([
-          z.object({ kind: z.literal('circle'), r: z.number().optional() }),
-          z.object({ kind: z.literal('square'), side: z.number() }),
-        ]),
-      }),
-      execute: () => {
-        ran += 1;
-        return 1;
-      },
-    });
-    const client = clientOf(core, pair, { tools: [area] });
-    await client.connect();
-    vi.useFakeTimers();
-    call('c1', 'area', { shape: { kind: 'circle', r: null } });
-    await vi.advanceTimersByTimeAsync(0);
-    expect({ begun: loads.begun, results }).toEqual({ begun: 1, results: [] });
-    let closed = false;
-    const closing = client.close().then(() => {
-      closed = true;
-    });
-    // The validator's chunk never comes: the call never ran, and another worker takes it.
-    await vi.advanceTimersByTimeAsync(0);
-    expect({ closed, results }).toEqual({
-      closed: true,
-      results: [
-        {
-          callId: 'c1',
-          status: 'error',
-          output: 'Error running area: the client is shutting down; try again later',
-        },
-      ],
-    });
-    loads.arrive();
-    await closing;
-    await vi.advanceTimersByTimeAsync(0);
-    expect({ ran, results: results.length }).toEqual({ ran: 0, results: 1 });
+    await validatorWaitHandedBack(
+      true,
+      (core, count) =>
+        core.tool({
+          name: 'area',
+          description: 'Measures a shape.',
+          strict: true,
+          parameters: z.object({
+            shape: z.union([
+              z.object({ kind: z.literal('circle'), r: z.number().optional() }),
+              z.object({ kind: z.literal('square'), side: z.number() }),
+            ]),
+          }),
+          execute: count,
+        }),
+      { shape: { kind: 'circle', r: null } },
+    );
   });
 
   it('hands back at once a call that reaches its wait for code after close() began', async () => {
