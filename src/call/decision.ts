@@ -13,7 +13,7 @@ import {
   aBoolean,
   anything,
   checkOptions,
-  isRecord,
+  isOptionsObject,
   type OptionsOwner,
   type OptionsSpec,
 } from '../tool/check-options';
@@ -70,13 +70,10 @@ export function readDecision(
 ): Decision | string {
   const expected = 'instead of true, false or { approved: boolean }';
   if (typeof answer === 'boolean') return { approved: answer };
-  if (typeof answer !== 'object' || answer === null)
-    return `${wording.answer} ${showAnswer(answer)} ${expected}`;
-  const given = answer as Record<string, unknown>;
-  if (isRecord(given)) {
-    const fault = decisionFieldsFault(given);
-    if (fault !== undefined) return `${wording.answer} ${showAnswer(answer)}: ${fault}`;
-  }
+  if (!isOptionsObject(answer)) return `${wording.answer} ${showAnswer(answer)} ${expected}`;
+  const given = answer;
+  const fault = decisionFieldsFault(given);
+  if (fault !== undefined) return `${wording.answer} ${showAnswer(answer)}: ${fault}`;
   if (typeof given.approved !== 'boolean') return `${wording.answer} ${showAnswer(answer)} ${expected}`;
   const decision: Decision = { approved: given.approved };
   if (typeof given.reason === 'string') decision.reason = given.reason;
@@ -156,7 +153,7 @@ export function readDecideArguments(callId: unknown, given: unknown): Decision |
   if (typeof callId !== 'string' || callId === '') {
     return new ApprovalError('invalid_decision', 'decide(): callId must be a non-empty string');
   }
-  const fault = isRecord(given) ? decisionFieldsFault(given) : undefined;
+  const fault = isOptionsObject(given) ? decisionFieldsFault(given) : undefined;
   if (fault !== undefined) return new ApprovalError('invalid_decision', `decide(): ${fault}`);
   const decision = readDecision(given, DECIDE_WORDING);
   if (typeof decision === 'string') return new ApprovalError('invalid_decision', `decide(): ${decision}`);

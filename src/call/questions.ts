@@ -10,7 +10,15 @@ import { nobodyAnswers, QuestionError, ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
-import { anything, checkOptions, type OptionsOwner, type OptionsSpec, show } from '../tool/check-options';
+import {
+  anything,
+  checkOptions,
+  describeValue,
+  isOptionsObject,
+  type OptionsOwner,
+  type OptionsSpec,
+  show,
+} from '../tool/check-options';
 import { listIssues } from '../tool/model-text';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import { ROOT_PATH } from '../tool/schema/adapter';
@@ -83,8 +91,8 @@ function checkQuestion(question: unknown, options: AskOptions<unknown>): Checked
       `question must be a non-empty string of at most ${maxQuestionChars} characters, got ${show(question)}`,
     );
   }
-  if (typeof options !== 'object' || options === null)
-    invalid(`options must be an object, got ${show(options)}`);
+  if (!isOptionsObject(options as unknown))
+    invalid(`options must be an object, got ${describeValue(options)}`);
   checkOptions(options, ASK_OPTIONS, ASK_OWNER);
   const { choices, schema, timeoutMs } = options;
   if (choices !== undefined) {

@@ -23,7 +23,7 @@ import {
   checkOptions,
   describeSecret,
   describeValue,
-  isRecord,
+  isOptionsObject,
   type OptionsOwner,
   type OptionsSpec,
   oneOf,
@@ -571,7 +571,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     heartbeatIntervalMs: aDuration(1),
     reconnect: {
       expected: 'false or an object { initialDelayMs?, maxDelayMs?, maxAttempts? }',
-      test: (value) => value === false || isRecord(value),
+      test: (value) => value === false || isOptionsObject(value),
       fields: RECONNECT_OPTIONS,
     },
     connectTimeoutMs: aDuration(1),
@@ -604,7 +604,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     handleSignals: {
       expected: 'true, false or an object { timeoutMs? }',
-      test: (value) => typeof value === 'boolean' || isRecord(value),
+      test: (value) => typeof value === 'boolean' || isOptionsObject(value),
       fields: SIGNAL_OPTIONS,
     },
     policies: anArrayOf(aFunction, 'an array of functions'),
@@ -695,7 +695,8 @@ function env(name: string): string | undefined {
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   // Options that are no object may be the URL, given alone.
-  if (!isRecord(options)) checkOptions(options, CLIENT_OPTIONS, { ...CLIENT_OWNER, redact: displayUrl });
+  if (!isOptionsObject(options))
+    checkOptions(options, CLIENT_OPTIONS, { ...CLIENT_OWNER, redact: displayUrl });
   const withEnv = {
     ...options,
     url: options.url ?? env('TOOLWIRE_URL'),

@@ -21,6 +21,7 @@ import {
 import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
 
 import { isError, OptionsError } from '../errors';
+import { describeValue, isOptionsObject } from '../tool/check-options';
 import { VERSION } from '../version';
 
 /*
@@ -251,8 +252,11 @@ function jsonText(value: unknown): string {
 }
 
 function checkOptions(options: unknown): void {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new OptionsError('invalid_options', 'otelTracing(): options must be an object');
+  if (!isOptionsObject(options)) {
+    throw new OptionsError(
+      'invalid_options',
+      `otelTracing(): options must be an object, got ${describeValue(options)}`,
+    );
   }
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) {

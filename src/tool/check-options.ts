@@ -4,7 +4,7 @@
  * the decision objects of `client.decide()`) declares a small
  * {@link OptionsSpec}: one {@link Rule} per option, and the names neighbouring SDKs use for them.
  * {@link checkOptions} refuses, with a message naming the owner, the option and the value:
- * - options that are not an object (`invalid_options`): `<owner>: options must be an object, got null`;
+ * - options that are not a plain object (`invalid_options`): `<owner>: options must be an object, got a URL`;
  * - a key the owner does not have (`unknown_option`), with "did you mean" for a neighbouring SDK's name, a
  *   difference of case or separators, or a small typo, and the known options when there is no likely one;
  * - a value its rule refuses (`invalid_option`, or the rule's own code): `<owner>: <option> must be <expected>,
@@ -142,6 +142,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `true` for an object written as `{ … }`, the only kind an options object may be: its prototype is
+ * `Object.prototype` (of any realm: an object from an iframe or a `vm` context counts) or `null`
+ * (`Object.create(null)`). An array, a `URL`, a `Map`, a string or a class's instance is not one.
+ */
+export function isOptionsObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
 /** Throws the owner's error for a fault no single rule sees (two options in conflict, a duplicate). */
 export function optionsFault(owner: OptionsOwner, code: string, message: string): never {
   throw new owner.error(code, `${owner.name}: ${message}`);
@@ -149,14 +160,15 @@ export function optionsFault(owner: OptionsOwner, code: string, message: string)
 
 /**
  * Checks `options` against `spec`; throws the owner's error for the first fault (see the module's doc). The
- * options object itself may be anything: what is not an object (an array included) is refused first.
+ * options object itself may be anything: what is not a plain object ({@link isOptionsObject}: an array, a `URL`, a
+ * string, a class's instance) is refused first, `<owner>: options must be an object, got a URL`.
  */
 export function checkOptions<T extends object>(
   options: unknown,
   spec: OptionsSpec<T>,
   owner: OptionsOwner,
 ): asserts options is T {
-  if (!isRecord(options)) {
+  if (!isOptionsObject(options)) {
     optionsFault(
       owner,
       'invalid_options',
@@ -455,5 +467,5 @@ export function anArrayOf(item: Rule, expected = `an array of ${item.expected}`)
 
 /** An object whose keys follow `spec`. */
 export function anObject<T extends object>(spec: OptionsSpec<T>, expected: string): Rule {
-  return { expected, test: isRecord, fields: spec };
+  return { expected, test: isOptionsObject, fields: spec };
 }

@@ -31,6 +31,7 @@ import {
   aString,
   checkOptions,
   describeValue,
+  isOptionsObject,
   isRecord,
   type OptionsOwner,
   type OptionsSpec,
@@ -1620,10 +1621,10 @@ export const IMPORT_MCP_TOOLS =
  *   `tool()` result (`{ ...tool }`, which leaves its `execute` behind).
  */
 export function makeTool(given: unknown, from: MakeToolFrom): Tool {
-  const ownName = isRecord(given) ? given.name : undefined;
+  const ownName = isOptionsObject(given) ? given.name : undefined;
   const name = from.key ?? ownName;
   const owner: OptionsOwner = {
-    name: !isRecord(given)
+    name: !isOptionsObject(given)
       ? 'tool()'
       : typeof name === 'string'
         ? `tool ${describeValue(name)}`
@@ -1644,7 +1645,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
       `its name is ${describeValue(ownName)}, but its key in tools is ${describeValue(from.key)}`,
     );
   }
-  const options = isRecord(given) && from.key !== undefined ? { ...given, name: from.key } : given;
+  const options = isOptionsObject(given) && from.key !== undefined ? { ...given, name: from.key } : given;
   if (isToolCopy(options)) {
     throw new ToolDefinitionError(
       'not_a_tool',
