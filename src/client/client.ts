@@ -137,6 +137,8 @@ const runsCode = new CodeOnDemand<typeof Runs>('run', () =>
 );
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
+/** A run pending when `close()` is called, waiting for the run code or registered (one wording for both). */
+const closedRun = () => new ConnectionError('closed', 'the client was closed');
 
 /** `decide()` on a socket that is not open (as ./decisions.ts says it when a frame cannot be sent). */
 const decideNotConnected = () =>
@@ -388,7 +390,7 @@ export function clientConnection(
       parts.decisions?.disconnected('closed');
       parts.calls.abortAll('client closed');
       parts.calls.dispose();
-      parts.runs?.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
+      parts.runs?.failAll(error ?? closedRun());
       parts.signals.closed();
       parts.emit('closed', error);
     },
@@ -760,7 +762,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   `too_large` for an agent tool this client cannot add (as `addTool()`); RunError `run_failed` / `run_cancelled` / a service error code, `invalid_output` when the final
    *   output does not match the agent's `outputType`, `session_lost` when the client reconnects into a new session
    *   (`welcome.resumed: false`) while the run is going; AbortError at once when `signal` aborts; ConnectionError
-   *   `not_connected` before `connect()`, `closed` when the client closed first. Made while `connect()` is under
+   *   `not_connected` before `connect()`, `closed` when the client closed first ("the client is closed") or while
+   *   the run was pending ("the client was closed", whether the run code had loaded or not). Made while `connect()` is under
    *   way (in a browser, its wait for code included), the run waits for it: it is sent once the service welcomes
    *   the client, and rejects with `connect()`'s error when that fails, with `closed` at `close()`. While the client
    *   is reconnecting the run waits and starts on the next connection (a run never started is sent again to a new
@@ -881,17 +884,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * and the listener on a `signal` live as long as the wait.
    *
    * @throws (rejects) ConnectionError `closed` when the client is or gets closed first (for `connect()`: "the
-   *   client was closed before it connected"); `connect_timeout` when `bound.timeoutMs` passes first; AbortError
+   *   client was closed before it connected"; for a run closed during the wait: "the client was closed", as for a
+   *   run already started); `connect_timeout` when `bound.timeoutMs` passes first; AbortError
    *   `aborted` when `bound.signal` aborts first (as a run aborted before it started); what `loading` rejects
    *   with, redacted.
    */
   #waitForCode<R>(loading: Promise<R>, waiter: 'connect' | 'run' | 'decide', bound: CodeBound): Promise<R> {
-    const closed = () =>
+    // `pending`: the client closed during the wait (a run is then told as a run already started is).
+    const closed = (pending?: boolean) =>
       waiter === 'connect'
         ? new ConnectionError('closed', 'the client was closed before it connected')
         : waiter === 'decide'
           ? decideClosed()
-          : closedClient();
+          : pending
+            ? closedRun()
+            : closedClient();
     const signal = bound !== undefined && 'signal' in bound ? bound.signal : undefined;
     const limit = bound !== undefined && 'timeoutMs' in bound ? bound : undefined;
     const aborted = () =>
@@ -908,7 +915,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         signal?.removeEventListener('abort', onAbort);
         outcome();
       };
-      const end = () => settle(() => reject(closed()));
+      const end = () => settle(() => reject(closed(true)));
       const onAbort = () => settle(() => reject(aborted()));
       waiters.add(end);
       signal?.addEventListener('abort', onAbort);

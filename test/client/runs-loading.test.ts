@@ -18,8 +18,11 @@ async function freshCore(loads: { held?: boolean; offline?: boolean }) {
   return { core, loads: controlLoads(setCodeLoader, 'run', loads) };
 }
 
-/** A service that welcomes the client and answers each `run_start` with a completed run echoing its input. */
-function service() {
+/**
+ * A service that welcomes the client and answers each `run_start` with a completed run echoing its input (with
+ * `silent`, with `run_started` only: the run stays open).
+ */
+function service(silent = false) {
   const runStarts: string[] = [];
   const pair = memorySocketPair({
     onConnection(peer: MemoryPeer) {
@@ -37,14 +40,15 @@ function service() {
           runStarts.push(frame.input as string);
           const runId = `r${runStarts.length}`;
           peer.send({ type: 'run_started', requestId: frame.requestId, runId });
-          peer.send({
-            type: 'run_result',
-            runId,
-            status: 'completed',
-            finalOutput: `echo ${frame.input}`,
-            toolCalls: [],
-            turns: 1,
-          });
+          if (!silent)
+            peer.send({
+              type: 'run_result',
+              runId,
+              status: 'completed',
+              finalOutput: `echo ${frame.input}`,
+              toolCalls: [],
+              turns: 1,
+            });
         }
       };
     },
@@ -53,9 +57,9 @@ function service() {
 }
 
 /** A client of the fresh core, connected to {@link service}, and an agent with no tools. */
-async function connectedClient(options: { held?: boolean; offline?: boolean } = {}) {
+async function connectedClient(options: { held?: boolean; offline?: boolean; silent?: boolean } = {}) {
   const { core, loads } = await freshCore(options);
-  const { pair, runStarts } = service();
+  const { pair, runStarts } = service(options.silent);
   const client = new core.Client({
     url: 'ws://service',
     apiKey: 'key-1',
@@ -113,6 +117,28 @@ describe('client.run() where the run code loads with import()', () => {
     loads.arrive();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(runStarts).toEqual([]);
+  });
+
+  it('ends a run pending at close() with one message, loaded or not; a run after close() is told it is closed', async () => {
+    const ended = async (held: boolean) => {
+      const { client, agent, loads, runStarts } = await connectedClient({ held, silent: true });
+      const pending = client.run(agent, 'one').catch((error: Core.ConnectionError) => error);
+      if (!held) await vi.waitFor(() => expect(runStarts).toContain('one'));
+      await client.close({ drain: false });
+      const error = await pending;
+      loads.arrive();
+      const late = await client.run(agent, 'late').catch((thrown: Core.ConnectionError) => thrown);
+      return [error, late].map((e) => {
+        const { name, code, message } = e as Core.ConnectionError;
+        return `${name} ${code}: ${message}`;
+      });
+    };
+    const expected = [
+      'ConnectionError closed: the client was closed',
+      'ConnectionError closed: the client is closed',
+    ];
+    expect(await ended(true)).toEqual(expected);
+    expect(await ended(false)).toEqual(expected);
   });
 
   it('ends a run waiting for the code at once when its signal aborts; the code is kept for the next run', async () => {
