@@ -110,12 +110,13 @@ export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
  * ```
  */
 export function displayUrl(url: string): string {
-  const [, scheme = '', userinfo, rest = '', query, fragment] =
-    /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)?([^/?#]*@)?([^?#]*)(\?[^#]*)?(#.*)?$/s.exec(url) ?? [];
+  const [, head = '', query, fragment] = /^([^?#]*)(\?[^#]*)?(#.*)?$/s.exec(url) ?? [];
+  // Userinfo ends at the last `@` before the query; it begins after the scheme and its slashes, however many (a
+  // mistyped `ws:/` or a leading space included), else at the start: too much hidden rather than a secret shown.
+  const at = head.lastIndexOf('@');
+  const scheme = at < 0 ? '' : (/^\s*[a-zA-Z][a-zA-Z0-9+.-]*:\/+/.exec(head)?.[0] ?? '');
   return (
-    scheme +
-    (userinfo === undefined ? '' : `${REDACTED}@`) +
-    rest +
+    (at < 0 || scheme.length > at ? head : `${scheme}${REDACTED}@${head.slice(at + 1)}`) +
     (query === undefined ? '' : `?${REDACTED}`) +
     (fragment === undefined ? '' : `#${REDACTED}`)
   );

@@ -119,6 +119,20 @@ describe('option errors never print secrets', () => {
   });
 
   it.each([
+    ['one slash', `ws:/me:${SECRET}@svc.example/ws`, 'ws:/[redacted]@svc.example/ws'],
+    // Accepted as options (ws:// or wss:// at the start): messages about the connection show it.
+    ['three slashes', `wss:///me:${SECRET}@svc.example`, 'wss:///[redacted]@svc.example'],
+    ['a leading space', ` wss://me:${SECRET}@svc.example`, ' wss://[redacted]@svc.example'],
+    ['a leading newline', `\nwss://me:${SECRET}@svc.example`, '\nwss://[redacted]@svc.example'],
+    ['no colon after the scheme', `wss//me:${SECRET}@svc.example`, '[redacted]@svc.example'],
+    ['a slash in the password', `wss://me:a/${SECRET}@svc.example`, 'wss://[redacted]@svc.example'],
+    ['no scheme', `me:${SECRET}@svc.example`, '[redacted]@svc.example'],
+  ])('hides the userinfo of a url with %s too', (_case, url, shown) => {
+    expect(displayUrl(url)).toBe(shown);
+    if (!/^wss?:\/\//.test(url)) expect(refusal({ url }).message).not.toContain(SECRET);
+  });
+
+  it.each([
     ['a string', `ws://127.0.0.1:1/ws?token=${SECRET}`],
     ['a string with an upper-case scheme', `WS://127.0.0.1:1/ws?token=${SECRET}`],
     ['a URL object', new URL(`ws://127.0.0.1:1/ws?token=${SECRET}`)],
