@@ -726,8 +726,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
-    // A first connect() still waiting for code: refused at once, as while its socket opens (await that one).
-    if (this.#connectWait !== undefined) throw alreadyConnecting();
+    // A first connect() still waiting for code: refused at once, as while its socket opens (await that one). Not
+    // once close() ended that wait (the first has yet to see it): closed for good, in the connection's words.
+    if (this.#connectWait !== undefined && this.#connection.state !== 'closed') throw alreadyConnecting();
     // A closed client waits for no code: the connection refuses it in its own words (make a new Client).
     const loads = this.#connection.state === 'closed' ? undefined : this.#codeToLoad();
     let timeoutMs: number | undefined;

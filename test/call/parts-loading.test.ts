@@ -655,6 +655,24 @@ describe('the optional call code, loaded with import()', () => {
     expect(atHello).toEqual([]);
   });
 
+  it('refuses connect() as closed for good right after close() ended a connect() waiting for code', async () => {
+    const { core, parts, setCodeLoader } = await freshCore();
+    heldPart(setCodeLoader, 'gate');
+    const { pair, atHello } = service(parts);
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
+    const first = client.connect().catch((thrown: unknown) => thrown);
+    const closing = client.close();
+    // In the same turn: the first connect() has not yet seen its wait end.
+    const error = (await client.connect().catch((thrown: unknown) => thrown)) as Core.ConnectionError;
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'closed',
+      message: 'this client is closed; create a new Client to connect again',
+    });
+    expect(((await first) as Core.ConnectionError).code).toBe('closed');
+    await closing;
+    expect(atHello).toEqual([]);
+  });
+
   it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
     const { core, parts, setCodeLoader } = await freshCore();
     const { arrive } = heldPart(setCodeLoader, 'gate');
