@@ -110,16 +110,35 @@ export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
  * ```
  */
 export function displayUrl(url: string): string {
+  return urlSecrets(url).shown;
+}
+
+/**
+ * Scrubs a text that may quote `url` (a WebSocket's refusal of it): the URL whole becomes {@link displayUrl}'s, and
+ * its userinfo, query and fragment quoted alone (Chromium quotes a fragment it refuses) become {@link REDACTED}, as
+ * {@link secretScrubber} scrubs the strings it is given.
+ */
+export function urlScrubber(url: string): (text: string) => string {
+  const { shown, secrets } = urlSecrets(url);
+  const scrub = secretScrubber(secrets);
+  return (text) => scrub(text.replaceAll(url, shown));
+}
+
+/** `url` as {@link displayUrl} shows it, and the parts it hides (userinfo, query, fragment), without `@`, `?`, `#`. */
+function urlSecrets(url: string): { shown: string; secrets: string[] } {
   const [, head = '', query, fragment] = /^([^?#]*)(\?[^#]*)?(#.*)?$/s.exec(url) ?? [];
   // Userinfo ends at the last `@` before the query; it begins after the scheme and its slashes, however many (a
   // mistyped `ws:/` or a leading space included), else at the start: too much hidden rather than a secret shown.
   const at = head.lastIndexOf('@');
-  const scheme = at < 0 ? '' : (/^\s*[a-zA-Z][a-zA-Z0-9+.-]*:\/+/.exec(head)?.[0] ?? '');
-  return (
-    (at < 0 || scheme.length > at ? head : `${scheme}${REDACTED}@${head.slice(at + 1)}`) +
-    (query === undefined ? '' : `?${REDACTED}`) +
-    (fragment === undefined ? '' : `#${REDACTED}`)
-  );
+  const scheme = /^\s*[a-zA-Z][a-zA-Z0-9+.-]*:\/+/.exec(head)?.[0] ?? '';
+  const userinfo = scheme.length > at ? undefined : head.slice(scheme.length, at);
+  return {
+    shown:
+      (userinfo === undefined ? head : `${scheme}${REDACTED}@${head.slice(at + 1)}`) +
+      (query === undefined ? '' : `?${REDACTED}`) +
+      (fragment === undefined ? '' : `#${REDACTED}`),
+    secrets: [userinfo, query?.slice(1), fragment?.slice(1)].filter((part): part is string => !!part),
+  };
 }
 
 /**

@@ -10,7 +10,7 @@
 
 import { type BackoffOptions, backoffDelay } from '../backoff';
 import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
-import { displayUrl, type Logger, scrubError } from '../logger';
+import { displayUrl, type Logger, scrubError, urlScrubber } from '../logger';
 import { learnApiKey, type Redactor, SHORT_SECRET } from '../redact';
 import { API_KEY_TIMEOUT_MS, type ApiKeySource, readApiKey } from './api-key';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
@@ -442,7 +442,7 @@ export class Connection {
     } catch (error) {
       // An invalid URL throws at once everywhere (no retry can fix it); its message may quote the URL.
       const shown = displayUrl(options.url);
-      const scrub = (text: string) => text.replaceAll(options.url, shown);
+      const scrub = urlScrubber(options.url);
       this.#fail(
         new ConnectionError('invalid_url', `cannot open ${shown}: ${scrub(describeThrown(error))}`, {
           cause: scrubError(error, scrub),

@@ -168,6 +168,32 @@ describe('option errors never print secrets', () => {
     expect(String((error.cause as Error).stack)).not.toContain(SECRET);
   });
 
+  it.each([
+    // Chromium's words: they quote the fragment alone, or the whole URL.
+    [
+      `wss://127.0.0.1:1/ws#token=${SECRET}`,
+      (url: string) =>
+        `The URL contains a fragment identifier ('${url.split('#')[1]}'). Fragment identifiers are not allowed in WebSocket URLs.`,
+    ],
+    [
+      `wss://me:${SECRET}@127.0.0.1:1/ws?x=${SECRET}`,
+      (url: string) => `The URL '${url}' is invalid; its query (?${url.split('?')[1]}) too.`,
+    ],
+  ])('does not print a part of the url a WebSocket that refuses it quotes (%s)', async (url, words) => {
+    class Refusing {
+      constructor(given: string) {
+        throw new SyntaxError(`Failed to construct 'WebSocket': ${words(given)}`);
+      }
+    }
+    const WebSocket = Refusing as unknown as NonNullable<ClientOptions['WebSocket']>;
+    const client = new Client({ ...base, url, WebSocket, reconnect: false });
+    const error = (await client.connect().catch((e: unknown) => e)) as ConnectionError;
+    expect(error).toMatchObject({ name: 'ConnectionError', code: 'invalid_url' });
+    expect(error.message).not.toContain(SECRET);
+    expect(String((error.cause as Error).message)).not.toContain(SECRET);
+    expect(String((error.cause as Error).stack)).not.toContain(SECRET);
+  });
+
   it('does not print the stub API keys given in a wrong shape', () => {
     expect(() => resolveStubOptions({ apiKeys: SECRET as never })).toThrowError(
       new OptionsError(
