@@ -634,18 +634,24 @@ function encodePlainResult({
 }
 
 /*
- * The two tables below are plain objects, not `Map`s: a property read whose names V8 has seen is a compare and a
- * load, where `Map.get` hashes into the table (~90 instructions a read, two a result). A name they do not hold reads
- * `undefined`, or what `Object.prototype` has under it (never a string): only a string is taken.
+ * The two tables below are objects, not `Map`s: a property read whose names V8 has seen is a compare and a load,
+ * where `Map.get` hashes into the table (~90 instructions a read, two a result). They inherit nothing (prototype
+ * `null`, set after they are made, so they keep V8's fast properties, as `Object.create(null)` does not): a name they
+ * do not hold reads `undefined`, even when a library has set a string on `Object.prototype` under it, and only a
+ * string is taken.
  */
 /** For each of the protocol's statuses, its field and the name of the next: `,"status":"ok","output":`. */
-const STATUS_THEN_OUTPUT: Readonly<Record<string, unknown>> = Object.fromEntries(
-  TOOL_CALL_STATUSES.map((status) => [status, `,"status":${JSON.stringify(status)},"output":`]),
+const STATUS_THEN_OUTPUT: Readonly<Record<string, unknown>> = Object.setPrototypeOf(
+  Object.fromEntries(
+    TOOL_CALL_STATUSES.map((status) => [status, `,"status":${JSON.stringify(status)},"output":`]),
+  ),
+  null,
 );
 
 /** For each result kind, its part and the frame's end: `,"result":{"type":"json"}}}`. */
-const RESULT_PART_END: Readonly<Record<string, unknown>> = Object.fromEntries(
-  RESULT_PART_TYPES.map((kind) => [kind, `,"result":{"type":${JSON.stringify(kind)}}}`]),
+const RESULT_PART_END: Readonly<Record<string, unknown>> = Object.setPrototypeOf(
+  Object.fromEntries(RESULT_PART_TYPES.map((kind) => [kind, `,"result":{"type":${JSON.stringify(kind)}}}`])),
+  null,
 );
 
 /*

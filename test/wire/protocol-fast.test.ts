@@ -122,4 +122,27 @@ describe('encodeFrame', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('writes a status or result kind it has no word for as JSON does, whatever Object.prototype holds', () => {
+    // A library that sets strings on Object.prototype under such names must not get them into a frame.
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted.later_status = ',"status":"ok","output":';
+    polluted.later_kind = '}';
+    try {
+      const frame = {
+        type: 'tool_result',
+        callId: 'c1',
+        status: 'later_status',
+        output: 'done',
+        result: { type: 'later_kind' },
+      } as unknown as FrameOf<ClientFrame, 'tool_result'>;
+      expect(encodeFrame(frame)).toBe(
+        '{"type":"tool_result","callId":"c1","status":"later_status","output":"done","result":{"type":"later_kind"}}',
+      );
+      expect(encodeFrame(frame)).toBe(JSON.stringify(frame));
+    } finally {
+      delete polluted.later_status;
+      delete polluted.later_kind;
+    }
+  });
 });
