@@ -146,6 +146,9 @@ const decideNotConnected = () =>
 
 /** `decide()` on a client that `close()` ended, as `run()` says it: no later connection will take it. */
 const decideClosed = () => new ConnectionError('closed', 'decide(): the client is closed');
+/** A `decide()` waiting for its code when `close()` is called (pending, as a run is: "was closed"); nothing sent. */
+const decideClosedPending = () =>
+  new ConnectionError('closed', 'decide(): the client was closed before the decision was sent');
 
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
@@ -886,17 +889,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *
    * @throws (rejects) ConnectionError `closed` when the client is or gets closed first (for `connect()`: "the
    *   client was closed before it connected"; for a run closed during the wait: "the client was closed", as for a
-   *   run already started); `connect_timeout` when `bound.timeoutMs` passes first; AbortError
+   *   run already started; for a decision: "decide(): the client was closed before the decision was sent");
+   *   `connect_timeout` when `bound.timeoutMs` passes first; AbortError
    *   `aborted` when `bound.signal` aborts first (as a run aborted before it started); what `loading` rejects
    *   with, redacted.
    */
   #waitForCode<R>(loading: Promise<R>, waiter: 'connect' | 'run' | 'decide', bound: CodeBound): Promise<R> {
-    // `pending`: the client closed during the wait (a run is then told as a run already started is).
+    // `pending`: the client closed during the wait (a run is then told as a run already started is, a decision
+    // that it was not sent).
     const closed = (pending?: boolean) =>
       waiter === 'connect'
         ? new ConnectionError('closed', 'the client was closed before it connected')
         : waiter === 'decide'
-          ? decideClosed()
+          ? pending
+            ? decideClosedPending()
+            : decideClosed()
           : pending
             ? closedRun()
             : closedClient();
@@ -996,7 +1003,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
    *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms from the call, the socket open; in a browser that time also covers
    *   loading the decision code, and `timeout` comes as well when that code has not loaded within it);
-   *   ConnectionError `closed` once the client is closed (and for a decision still waiting when it closes),
+   *   ConnectionError `closed` once the client is closed ("decide(): the client is closed"; a decision still
+   *   waiting when it closes: "the client was closed before …", the decision sent or, waiting for its code, not),
    *   `not_connected` when the socket is not open otherwise (before `connect()`, while reconnecting),
    *   `disconnected` when it dropped before the answer; ToolwireError `load_failed` in a browser when the decision code (loaded with `import()` at the first
    *   `decide()`) could not be loaded (the import's error as `cause`; the next `decide()` loads again). Arguments

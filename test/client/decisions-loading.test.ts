@@ -166,7 +166,13 @@ describe('client.decide() where the decision code loads with import()', () => {
     await client.close();
     const error = (await decided) as Core.ConnectionError;
     expect(error).toBeInstanceOf(core.ConnectionError);
+    // Pending at close() it "was closed" (as a run is); a decide() after close() is told the client "is closed".
     expect({ code: error.code, message: error.message }).toEqual({
+      code: 'closed',
+      message: 'decide(): the client was closed before the decision was sent',
+    });
+    const late = (await client.decide('c2', true).catch((thrown: unknown) => thrown)) as Core.ConnectionError;
+    expect({ code: late.code, message: late.message }).toEqual({
       code: 'closed',
       message: 'decide(): the client is closed',
     });
