@@ -693,9 +693,29 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
     timed(call, validateArguments, (validated) => argumentsValidated(validated, call, args, refused), args);
 }
 
-/** The call is the waiter: its host is told when validation waits for code (the JSON Schema validator). */
+/**
+ * The call is the waiter: its host is told when validation waits for code (the JSON Schema validator), and when it
+ * answers later (an async `refine`, a Standard Schema whose `validate` returns a promise).
+ */
 function validateArguments(call: CallState, args: object) {
-  return call.internals.parameters.validate(args, call);
+  const validated = call.internals.parameters.validate(args, call);
+  // Read inline, not through a function: a synchronous answer (a plain call's) pays nothing for the check.
+  return typeof (validated as { then?: unknown }).then === 'function'
+    ? validationWait(call, validated as Promise<ValidationResult>)
+    : validated;
+}
+
+/**
+ * Validation answers later: its host is told of the wait as of a wait for code (`CallWaits.codeWait`), its
+ * `execute` not begun either, until the answer comes, whatever it is. The host may end the call meanwhile (the
+ * client hands it back at `close()`); the validation then runs on, and its answer is dropped.
+ */
+function validationWait(call: CallState, pending: Promise<ValidationResult>): Promise<ValidationResult> {
+  call.codeWait(true);
+  const over = () => call.codeWait(false);
+  // Before the call's own reaction to it: the wait is over when the call goes on.
+  pending.then(over, over);
+  return pending;
 }
 
 /** The arguments validated: on to the gate or `execute`. `args` and `refused` only when the call needs them. */
@@ -850,7 +870,7 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
   call.validated(edited);
   timed(
     call,
-    () => call.internals.parameters.validate(edited, call),
+    () => validateArguments(call, edited),
     (validated) => {
       if (validated.kind === 'error') call.fail(validated.error);
       else if (validated.kind !== 'value') stopped(call, validated);

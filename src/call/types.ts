@@ -413,9 +413,10 @@ export interface CallWaits {
    */
   gateWait?(callId: string, waits: 'key' | 'slot' | undefined): void;
   /**
-   * The call waits for optional code to load (src/call/parts.ts: a browser page that did not have it yet), its
-   * `execute` not begun (`true`), or that wait is over, however it ended (`false`). The host may end the call
-   * meanwhile (the client hands it back when it stops taking calls). Absent: nothing is told.
+   * The call waits for optional code to load (src/call/parts.ts: a browser page that did not have it yet), or for
+   * its arguments' validation that answers later (an async `refine`), its `execute` not begun (`true`), or that
+   * wait is over, however it ended (`false`). The host may end the call meanwhile (the client hands it back when it
+   * stops taking calls). Absent: nothing is told.
    */
   codeWait?(callId: string, waits: boolean): void;
 }
@@ -483,7 +484,7 @@ export interface CallState {
   newAttempt(number: number): Attempt;
   /**
    * The call waits for code to load before its `execute` begins (`true`: a part of the call, ./parts.ts, or the
-   * JSON Schema validator its validation needs), or that wait is over (`false`): told to its host
+   * JSON Schema validator its validation needs; or for its validation to answer), or that wait is over (`false`): told to its host
    * ({@link CallWaits.codeWait}), when it has one and the call has an id (a `CodeWaiter`, src/code-on-demand.ts).
    */
   codeWait(waits: boolean): void;

@@ -381,7 +381,8 @@ export class CallRunner implements ExecutionOwner {
   #approvals: Approvals | undefined;
   /**
    * Calls whose `execute` has not begun that wait for code to load (browsers only): a part of the call
-   * (src/call/parts.ts, {@link CallRunner.codeWait}) or ./approvals.ts ({@link CallRunner.#approve}). They go back
+   * (src/call/parts.ts, {@link CallRunner.codeWait}) or ./approvals.ts ({@link CallRunner.#approve}); and calls
+   * whose arguments' validation answers later (an async `refine`, told as a wait for code). They go back
    * to the service when the client stops ({@link CallRunner.#waitsForCode}), as calls waiting for a slot do. Made at
    * the first such wait.
    */
@@ -1232,8 +1233,8 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * Stops taking new calls; they are answered with a retryable shutting-down result. So are the calls whose
-   * `execute` has not begun: waiting for their first slot, for their key's turn, for their `context`, or for an
-   * approval (the service's human, or `onApproval`). They never ran here, and another worker runs them now rather
+   * `execute` has not begun: waiting for their first slot, for their key's turn, for their `context`, for their
+   * arguments' validation (an async `refine`), or for an approval (the service's human, or `onApproval`). They never ran here, and another worker runs them now rather
    * than this one after its running calls (or never, when its drain times out and aborts what it holds); a call
    * held for the service's decision stays held there, and the decision goes to the worker that then gets it
    * (docs/protocol/approvals.md). A call waiting for its key that the local approver approved through a promise (a
@@ -1254,8 +1255,8 @@ export class CallRunner implements ExecutionOwner {
         (this.#waitingForCode?.has(execution) === true && !this.#approvals?.waitedHere(execution)) ||
         (execution.state === 'running' && !execution.begun && !this.#approvals?.waitedHere(execution))
       ) {
-        // Waiting for its key's turn (or, its permit taken, for a slot), for a decision, for code it needs first,
-        // or for its context: its `execute` has not begun. Its wait ends on the abort, and `finished` answers it
+        // Waiting for its key's turn (or, its permit taken, for a slot), for a decision, for code it needs first
+        // or its validation, or for its context: its `execute` has not begun. Its wait ends on the abort, and `finished` answers it
         // as it answers a queued call.
         this.#handBackAs(execution, 'back');
         execution.abort(shuttingDown());
@@ -1497,8 +1498,8 @@ export class CallRunner implements ExecutionOwner {
   };
 
   /**
-   * A call waits for code it needs before its `execute` begins (`waits`), or no longer (src/call/parts.ts, told by
-   * the call: `CallWaits.codeWait`). See {@link CallRunner.#waitsForCode}.
+   * A call waits for code it needs before its `execute` begins, or for its validation (`waits`), or no longer
+   * (src/call/parts.ts, told by the call: `CallWaits.codeWait`). See {@link CallRunner.#waitsForCode}.
    */
   codeWait(callId: string, waits: boolean): void {
     const execution = this.#held.get(callId);

@@ -1032,7 +1032,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * Closes the client. With `drain` (the default) it stops taking calls, hands the calls whose `execute` has not
-   * begun back to the service (answered busy: waiting for a slot, their key's turn, their context or an approval,
+   * begun back to the service (answered busy: waiting for a slot, their key's turn, their context, their
+   * arguments' async validation or an approval,
    * whose decision then goes to the client that gets the call), lets running ones finish (a call waiting for a
    * person's answer among them: a `warn` says the drain waits for it) and waits for
    * the service to ack every result, all within `timeoutMs`; then it cancels on the service the runs this client

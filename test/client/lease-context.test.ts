@@ -4,6 +4,7 @@
  * reconnect, so it cannot hold its slot forever while the lease is renewed for it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { DEADLINE_GRACE_MS } from '../../src/client/deadlines';
 import { tool } from '../../src/tool/tool';
 import { keyedTool } from '../support/keyed-tool';
@@ -106,6 +107,62 @@ describe('the lease and calls whose tool has not begun', () => {
     ]);
     expect(calls.running).toBe(1);
     expect(ran).toEqual(['c2']);
+    calls.abortAll('test over');
+  });
+
+  it('hands back a call whose arguments are still being validated (async refine) when the client stops', async () => {
+    const ran: string[] = [];
+    let checked: (ok: boolean) => void = () => {};
+    const checking = new Promise<boolean>((resolve) => {
+      checked = resolve;
+    });
+    const slow = tool({
+      name: 'slow',
+      description: 'Checks its argument asynchronously.',
+      // `hold` waits for `checked`; any other value is judged at once (still asynchronously: zod's async parse).
+      parameters: z.object({ hold: z.boolean() }).refine((input) => (input.hold ? checking : true)),
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => resolve('stopped')),
+        );
+      },
+    });
+    const { calls, sent } = recording([slow]);
+    calls.receive({
+      type: 'tool_call',
+      callId: 'c1',
+      runId: 'r1',
+      toolName: 'slow',
+      arguments: { hold: true },
+    });
+    calls.receive({
+      type: 'tool_call',
+      callId: 'c2',
+      runId: 'r1',
+      toolName: 'slow',
+      arguments: { hold: false },
+    });
+    await nextTask();
+    expect(ran).toEqual(['c2']);
+    // As close() does: its `execute` has not begun, so another worker runs it rather than the drain wait for it.
+    calls.stopAccepting();
+    await nextTask();
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'c1',
+        status: 'error',
+        output: 'Error running slow: the client is shutting down; try again later',
+        retryable: true,
+      },
+    ]);
+    expect(calls.running).toBe(1);
+    // Its validation, come later, runs nothing.
+    checked(true);
+    await nextTask();
+    expect(ran).toEqual(['c2']);
+    expect(results(sent)).toEqual(['c1:error']);
     calls.abortAll('test over');
   });
 
