@@ -35,16 +35,6 @@ function loadCode<T>(what: string, load: () => Promise<T>, hint: string | undefi
 }
 
 /**
- * Told when a need waits for code to load ({@link CodeOnDemand.load}) and when that wait is over, however it ended:
- * a call whose `execute` has not begun (src/call/pipeline.ts `CallRun`), which tells its host (the client hands it
- * back at `close()`).
- */
-export interface CodeWaiter {
-  /** `true`: the need waits for code now; `false`: that wait is over (the code came, or its load failed). */
-  codeWait(waits: boolean): void;
-}
-
-/**
  * Code a browser page loads with `import()` at its first need, and the Node entry registers up front (see the
  * module's head for which). `code` once here,
  * `register()` for the Node entry, `load()` for a need. Made once, at module level: a call or a client reads
@@ -77,24 +67,13 @@ export class CodeOnDemand<T> {
 
   /**
    * The code, loaded one load at a time: every need while a load runs shares it, and the code is kept when it
-   * arrives, even when the need that started the load gave up waiting. `waiter`, when given and the code is not
-   * here yet, is told of the wait now and of its end when the load settles ({@link CodeWaiter}).
+   * arrives, even when the need that started the load gave up waiting.
    *
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`); a failed load is forgotten, so
    *   the next need tries again.
    */
-  load(waiter?: CodeWaiter): Promise<T> {
+  load(): Promise<T> {
     if (this.code !== undefined) return Promise.resolve(this.code);
-    if (waiter === undefined) return this.#load();
-    waiter.codeWait(true);
-    const loading = this.#load();
-    const over = () => waiter.codeWait(false);
-    loading.then(over, over);
-    return loading;
-  }
-
-  /** The load running, else a new one (see {@link CodeOnDemand.load}). */
-  #load(): Promise<T> {
     if (this.#loading !== undefined) return this.#loading;
     const instead = testLoads?.get(this.#what);
     const load = instead === undefined ? this.#import : () => instead(this.#import) as Promise<T>;

@@ -82,42 +82,6 @@ describe('CodeOnDemand', () => {
     });
   });
 
-  it.each([
-    ['arrives', false],
-    ['fails', true],
-  ] as const)('tells a waiter of its wait at once and of its end when the load %s', async (ends, failing) => {
-    const name = `test-waiter-${ends}`;
-    const { code, imports } = codeNamed(name);
-    imports.failing = failing;
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    setCodeLoader(name, async (importCode) => {
-      await arrived;
-      return importCode();
-    });
-    onTestFinished(() => setCodeLoader(name, undefined));
-    const told: boolean[] = [];
-    const ended = code.load({ codeWait: (waits) => told.push(waits) }).then(
-      () => 'loaded',
-      (error: ToolwireError) => error.code,
-    );
-    expect(told).toEqual([true]);
-    // The end is told when the load settles, not before.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(told).toEqual([true]);
-    arrive();
-    expect(await ended).toBe(failing ? 'load_failed' : 'loaded');
-    expect(told).toEqual([true, false]);
-    // Once the code is here, a need waits for nothing and its waiter is told nothing.
-    imports.failing = false;
-    await code.load();
-    const later: boolean[] = [];
-    await code.load({ codeWait: (waits) => later.push(waits) });
-    expect(later).toEqual([]);
-  });
-
   it('refuses to set the load of code no one made, naming the code there is', () => {
     expect(() => setCodeLoader('decisions', undefined)).toThrow(
       /^setCodeLoader\(\): no code is named decisions \(.*decision/,

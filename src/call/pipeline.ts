@@ -694,11 +694,11 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
 }
 
 /**
- * The call is the waiter: its host is told when validation waits for code (the JSON Schema validator), and when it
- * answers later (an async `refine`, a Standard Schema whose `validate` returns a promise).
+ * Validates the call's arguments; one that answers later (the JSON Schema validator loaded first, an async
+ * `refine`, a Standard Schema whose `validate` returns a promise) is a wait its host is told of ({@link validationWait}).
  */
 function validateArguments(call: CallState, args: object) {
-  const validated = call.internals.parameters.validate(args, call);
+  const validated = call.internals.parameters.validate(args);
   // Read inline, not through a function: a synchronous answer (a plain call's) pays nothing for the check.
   return typeof (validated as { then?: unknown }).then === 'function'
     ? validationWait(call, validated as Promise<ValidationResult>)

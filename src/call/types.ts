@@ -483,9 +483,9 @@ export interface CallState {
   /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry`. */
   newAttempt(number: number): Attempt;
   /**
-   * The call waits for code to load before its `execute` begins (`true`: a part of the call, ./parts.ts, or the
-   * JSON Schema validator its validation needs; or for its validation to answer), or that wait is over (`false`): told to its host
-   * ({@link CallWaits.codeWait}), when it has one and the call has an id (a `CodeWaiter`, src/code-on-demand.ts).
+   * The call waits before its `execute` begins (`true`) for code to load (a part of the call, ./parts.ts) or for
+   * its validation to answer (which may load the JSON Schema validator first), or that wait is over (`false`):
+   * told to its host ({@link CallWaits.codeWait}), when it has one and the call has an id.
    */
   codeWait(waits: boolean): void;
 }

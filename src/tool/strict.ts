@@ -35,7 +35,6 @@
  * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  * @module
  */
-import type { CodeWaiter } from '../code-on-demand';
 import { isPlainObject } from '../json';
 import { andThen, type MaybePromise } from '../maybe';
 import { escapeSegment, type JsonObject, unescapeSegment } from './schema/adapter';
@@ -111,9 +110,9 @@ export interface StrictSchema {
   /**
    * `args` without the `null`s of properties that were optional (a copy where something was removed). Where an
    * `anyOf` has branches to tell apart, it needs the JSON Schema validator: a promise the first time, when the
-   * validator was not registered and is loaded then (see `loadValidation`), `waiter` (the call) told of that wait.
+   * validator was not registered and is loaded then (see `loadValidation`).
    */
-  readonly restore: (args: unknown, waiter?: CodeWaiter) => MaybePromise<unknown>;
+  readonly restore: (args: unknown) => MaybePromise<unknown>;
 }
 
 function acceptsNull(node: unknown, root: JsonObject, seen = new Set<unknown>()): boolean {
@@ -356,8 +355,8 @@ export function strictSchema(announced: JsonObject): StrictSchema {
   // Branch schemas are matched with the strict root's definitions (their `$ref`s point there).
   const way: WayBack = { plans: converter.plans, root: schema };
   const restore = [...converter.plans.values()].some(hasBranchesToTellApart)
-    ? (args: unknown, waiter?: CodeWaiter) =>
-        andThen(loadValidation(waiter), (validation) => restoreWith(plan, args, { ...way, validation }, 0))
+    ? (args: unknown) =>
+        andThen(loadValidation(), (validation) => restoreWith(plan, args, { ...way, validation }, 0))
     : (args: unknown) => restoreWith(plan, args, way, 0);
   return { schema, restore };
 }

@@ -595,8 +595,7 @@ export function withAiSdkValidate(adapter: SchemaAdapter, given: unknown): Schem
   };
   return {
     ...adapter,
-    validate: (args, waiter) =>
-      andThen(adapter.validate(args, waiter), (result) => (result.ok ? own(result.value) : result)),
+    validate: (args) => andThen(adapter.validate(args), (result) => (result.ok ? own(result.value) : result)),
   };
 }
 
@@ -1563,8 +1562,8 @@ function parametersOf(
   }
   const { restore } = strict;
   // The way back may need the JSON Schema validator, which the core loads at the first call that needs it.
-  const validate: SchemaAdapter['validate'] = (args, waiter) =>
-    andThen(restore(args, waiter), (restored) => adapter.validate(restored, waiter));
+  const validate: SchemaAdapter['validate'] = (args) =>
+    andThen(restore(args), (restored) => adapter.validate(restored));
   return { adapter: { ...adapter, jsonSchema: strict.schema, validate }, inputSchema: adapter.jsonSchema };
 }
 

@@ -11,7 +11,6 @@
  *
  * @module
  */
-import type { CodeWaiter } from '../../code-on-demand';
 import { isPlainObject, type JsonObject } from '../../json';
 
 /** A JSON object, as announced to the service (JSON-serialisable by construction). */
@@ -48,12 +47,11 @@ export interface SchemaAdapter {
   readonly jsonSchema: JsonObject;
   /**
    * Validates (and, for schema libraries, parses) a value: at once when the library validates synchronously (zod,
-   * valibot, arktype, JSON Schema), else through a promise. Never throws for invalid data. `waiter` (a call whose
-   * `execute` has not begun) is told when validation waits for code to load (the JSON Schema validator a browser
-   * page loads with `import()`, see ./announced.ts) and when that wait is over; an adapter that never waits for
-   * code leaves it.
+   * valibot, arktype, JSON Schema), else through a promise (an async refinement, or the JSON Schema validator a
+   * browser page loads with `import()` first, see ./announced.ts: the call that waits tells its host). Never
+   * throws for invalid data.
    */
-  validate(value: unknown, waiter?: CodeWaiter): ValidationResult | Promise<ValidationResult>;
+  validate(value: unknown): ValidationResult | Promise<ValidationResult>;
   /**
    * `true` when it was proved, as the adapter was made, that `validate` accepts nothing `jsonSchema` refuses,
    * so that parameters need no check against their announcement after validation (see the guard of `withAnnounced`

@@ -9,7 +9,6 @@
  *
  * @module
  */
-import type { CodeWaiter } from '../../code-on-demand';
 import { cloneJson, isPlainObject } from '../../json';
 import { andThen, type MaybePromise } from '../../maybe';
 import {
@@ -164,24 +163,18 @@ export function withAnnounced(adapter: SchemaAdapter, guard: boolean): SchemaAda
   const announced = adapter.jsonSchema;
   const ready = validationIfReady();
   let check: AnnouncedCheck | undefined = ready === undefined ? undefined : announcedCheck(ready, announced);
-  const loadCheck = (waiter: CodeWaiter | undefined) =>
-    andThen(loadValidation(waiter), (validation) => (check ??= announcedCheck(validation, announced)));
-  const judged = (
-    value: unknown,
-    result: ValidationResult,
-    waiter: CodeWaiter | undefined,
-  ): MaybePromise<ValidationResult> => {
+  const loadCheck = () =>
+    andThen(loadValidation(), (validation) => (check ??= announcedCheck(validation, announced)));
+  const judged = (value: unknown, result: ValidationResult): MaybePromise<ValidationResult> => {
     if (check !== undefined) return check(value, result);
-    const loaded = andThen(loadCheck(waiter), (made) => made(value, result));
+    const loaded = andThen(loadCheck(), (made) => made(value, result));
     return result.ok ? loaded : Promise.resolve(loaded).catch(() => result);
   };
   return {
     ...adapter,
-    validate: (value, waiter) =>
-      andThen(adapter.validate(value, waiter), (result) =>
-        (result.ok && !guard) || (!result.ok && result.threw === true)
-          ? result
-          : judged(value, result, waiter),
+    validate: (value) =>
+      andThen(adapter.validate(value), (result) =>
+        (result.ok && !guard) || (!result.ok && result.threw === true) ? result : judged(value, result),
       ),
   };
 }
@@ -228,8 +221,8 @@ export function withOwnPropertiesOnly(adapter: SchemaAdapter): SchemaAdapter {
   if (!declaresInherited(adapter.jsonSchema)) return adapter;
   return {
     ...adapter,
-    validate: (value, waiter) =>
-      andThen(adapter.validate(reprototyped(value, null), waiter), (result) =>
+    validate: (value) =>
+      andThen(adapter.validate(reprototyped(value, null)), (result) =>
         result.ok ? { ...result, value: reprototyped(result.value, Object.prototype) } : result,
       ),
   };

@@ -26,7 +26,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { CodeOnDemand, type CodeWaiter } from '../../code-on-demand';
+import { CodeOnDemand } from '../../code-on-demand';
 import type { MaybePromise } from '../../maybe';
 import type { JsonObject, SchemaAdapter } from './adapter';
 import type * as ValidatorModule from './validator';
@@ -50,7 +50,7 @@ export interface OptionalParts {
     /** The strict form and its way back; throws a `NotStrict` naming the part that cannot be made strict. */
     strictSchema(announced: JsonObject): {
       readonly schema: JsonObject;
-      readonly restore: (args: unknown, waiter?: CodeWaiter) => MaybePromise<unknown>;
+      readonly restore: (args: unknown) => MaybePromise<unknown>;
     };
     NotStrict: new (...args: never[]) => Error & { readonly pointer: string; readonly reason: string };
   };
@@ -93,11 +93,11 @@ export function validationIfReady(): Validation | undefined {
 
 /**
  * The validator: registered by `toolwire/json-schema`, else loaded with `import()` (one load at a time; once
- * loaded, it is here at once). `waiter` (a call) is told when it waits for the load, and when that wait is over.
+ * loaded, it is here at once).
  *
  * @throws (rejects) ToolwireError `load_failed` when the load fails (the import's error as `cause`); the next
  *   call tries again.
  */
-export function loadValidation(waiter?: CodeWaiter): MaybePromise<Validation> {
-  return validationIfReady() ?? validator.load(waiter);
+export function loadValidation(): MaybePromise<Validation> {
+  return validationIfReady() ?? validator.load();
 }
