@@ -84,8 +84,8 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   hello(): HelloBody;
   onWelcome(welcome: Welcome): void;
   /**
-   * A frame after `welcome`, and when it arrived (`performance.now()` time, or the `heartbeatClock`'s; `undefined`
-   * when no heartbeat ran yet).
+   * A frame after `welcome`, and when it arrived (`performance.now()` time; `undefined` without a heartbeat or
+   * under another `heartbeatClock`: the reader reads the clock itself).
    */
   onFrame(frame: Exclude<ServiceFrame, Welcome>, heardAt: number | undefined): void;
   onDisconnected(code: number, reason: string): void;

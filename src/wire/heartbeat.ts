@@ -103,16 +103,22 @@ export class Heartbeat {
   }
 
   /**
-   * A frame arrived from the peer: it is alive. Returns when it arrived, by the heartbeat's clock: whoever reads
-   * the frame takes its time from here rather than read the clock again.
+   * A frame arrived from the peer: it is alive. Returns when it arrived (`performance.now()` time), so that whoever
+   * reads the frame need not read the clock again; `undefined` under a clock of another time (`heartbeatClock`, a
+   * test's), which means nothing to a reader of `performance.now()` (a call's deadline).
    */
-  heard(): number {
+  heard(): number | undefined {
     // Every frame passes here: the real clock is read directly (the same global, looked up now).
     const clock = this.#clock;
-    const now = clock === systemClock ? performance.now() : clock.now();
-    this.#lastHeard = now;
+    if (clock === systemClock) {
+      const now = performance.now();
+      this.#lastHeard = now;
+      this.#unansweredSince = undefined;
+      return now;
+    }
+    this.#lastHeard = clock.now();
     this.#unansweredSince = undefined;
-    return now;
+    return undefined;
   }
 
   /** Stops for good: no more pings, no verdict. */

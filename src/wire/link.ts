@@ -449,8 +449,8 @@ export interface LinkOptions {
   hello(): FrameOf<ClientFrame, 'hello'>;
   onWelcome(welcome: Welcome): void;
   /**
-   * A frame after `welcome`, and when it arrived (the heartbeat clock's time: `performance.now()` unless
-   * `heartbeatClock` says otherwise; read once per frame, for the heartbeat and whoever else needs it).
+   * A frame after `welcome`, and when it arrived (`performance.now()` time, read once per frame by the heartbeat;
+   * `undefined` without a heartbeat or under another `heartbeatClock`: the reader reads the clock itself).
    */
   onFrame(frame: Exclude<ServiceFrame, Welcome>, heardAt: number | undefined): void;
   onError(error: ConnectionError | ProtocolError): void;

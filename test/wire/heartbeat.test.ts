@@ -186,6 +186,20 @@ describe('Heartbeat on the real clock', () => {
       heartbeat.stop();
     },
   );
+
+  it('gives the time a frame arrived on the real clock, and none on a clock of another time', () => {
+    vi.useFakeTimers();
+    vi.advanceTimersByTime(1_234);
+    const real = new Heartbeat({ intervalMs: 1_000, ping: () => {}, dead: () => {} });
+    // A call's deadline counts from this time, so it is performance.now()'s, faked or not.
+    expect(real.heard()).toBe(performance.now());
+    real.stop();
+    const loop = new SimulatedLoop();
+    loop.now = 50_000;
+    const other = new Heartbeat({ intervalMs: 1_000, clock: loop.clock, ping: () => {}, dead: () => {} });
+    expect(other.heard()).toBeUndefined();
+    other.stop();
+  });
 });
 
 describe('startHeartbeat', () => {
