@@ -37,7 +37,13 @@ import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
 import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
-import { alreadyConnecting, Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
+import {
+  alreadyConnecting,
+  Connection,
+  type ConnectionState,
+  type ConnectOptions,
+  closedBeforeConnected,
+} from '../wire/connection';
 import { afterIo } from '../wire/heartbeat';
 import {
   ERROR_CODES,
@@ -149,6 +155,17 @@ const decideClosed = () => new ConnectionError('closed', 'decide(): the client i
 /** A `decide()` waiting for its code when `close()` is called (pending, as a run is: "was closed"); nothing sent. */
 const decideClosedPending = () =>
   new ConnectionError('closed', 'decide(): the client was closed before the decision was sent');
+
+/**
+ * What a wait for code (`Client.#waitForCode`) rejects with when the client is closed, by who waits: when the wait
+ * would begin, and when `close()` ends it (a run is then told as a run already started is, a decision that it was
+ * not sent).
+ */
+const CLOSED_WAITS = {
+  connect: [closedBeforeConnected, closedBeforeConnected],
+  run: [closedClient, closedRun],
+  decide: [decideClosed, decideClosedPending],
+} as const;
 
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
@@ -895,18 +912,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   with, redacted.
    */
   #waitForCode<R>(loading: Promise<R>, waiter: 'connect' | 'run' | 'decide', bound: CodeBound): Promise<R> {
-    // `pending`: the client closed during the wait (a run is then told as a run already started is, a decision
-    // that it was not sent).
-    const closed = (pending?: boolean) =>
-      waiter === 'connect'
-        ? new ConnectionError('closed', 'the client was closed before it connected')
-        : waiter === 'decide'
-          ? pending
-            ? decideClosedPending()
-            : decideClosed()
-          : pending
-            ? closedRun()
-            : closedClient();
+    const [closed, closedMeanwhile] = CLOSED_WAITS[waiter];
     const signal = bound !== undefined && 'signal' in bound ? bound.signal : undefined;
     const limit = bound !== undefined && 'timeoutMs' in bound ? bound : undefined;
     const aborted = () =>
@@ -923,7 +929,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         signal?.removeEventListener('abort', onAbort);
         outcome();
       };
-      const end = () => settle(() => reject(closed(true)));
+      const end = () => settle(() => reject(closedMeanwhile()));
       const onAbort = () => settle(() => reject(aborted()));
       waiters.add(end);
       signal?.addEventListener('abort', onAbort);

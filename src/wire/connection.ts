@@ -673,7 +673,7 @@ export class Connection {
     link?.abandon();
     const pending = this.#pending;
     this.#pending = undefined;
-    pending?.reject(error ?? new ConnectionError('closed', 'the client was closed before it connected'));
+    pending?.reject(error ?? closedBeforeConnected());
     this.#guard(() => this.#options.onClosed(error));
   }
 
@@ -715,6 +715,14 @@ export class Connection {
     this.#retry = undefined;
     this.#cut = undefined;
   }
+}
+
+/**
+ * `close()` ended a `connect()` that had not connected yet: here, and in a client whose first `connect()` still
+ * waits for code before the socket opens (src/client/client.ts).
+ */
+export function closedBeforeConnected(): ConnectionError {
+  return new ConnectionError('closed', 'the client was closed before it connected');
 }
 
 /**
