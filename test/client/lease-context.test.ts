@@ -16,6 +16,44 @@ afterEach(() => {
 
 const welcome = { features: ['lease'], leaseMs: 3_000, heartbeatIntervalMs: 15_000, sessionGraceMs: 60_000 };
 
+/** A tool named `name` that records the calls it runs and runs until aborted. */
+function runsUntilAborted(name: string, parameters?: z.ZodType<object>) {
+  const ran: string[] = [];
+  const running = tool({
+    name,
+    description: 'Runs until aborted.',
+    parameters,
+    execute: (_input: unknown, ctx) => {
+      ran.push(ctx.callId);
+      return new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')));
+    },
+  });
+  return { running, ran };
+}
+
+/**
+ * As close() does: c1, whose `execute` has not begun, is handed back (another worker runs it rather than the drain
+ * wait for it); c2, running, stays.
+ */
+async function stopsHandingBackC1(
+  calls: ReturnType<typeof recording>['calls'],
+  sent: ReturnType<typeof recording>['sent'],
+  toolName: string,
+) {
+  calls.stopAccepting();
+  await nextTask();
+  expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+    {
+      type: 'tool_result',
+      callId: 'c1',
+      status: 'error',
+      output: `Error running ${toolName}: the client is shutting down; try again later`,
+      retryable: true,
+    },
+  ]);
+  expect(calls.running).toBe(1);
+}
+
 describe('the lease and calls whose tool has not begun', () => {
   it('ends a call whose context never comes at its deadline, and leases only calls whose tool runs', async () => {
     vi.useFakeTimers({
@@ -75,60 +113,30 @@ describe('the lease and calls whose tool has not begun', () => {
   });
 
   it('hands back a call waiting for its context when the client stops, and does not run it', async () => {
-    const ran: string[] = [];
-    const stuck = tool({
-      name: 'stuck',
-      description: 'Runs until aborted.',
-      execute: (_input, ctx) => {
-        ran.push(ctx.callId);
-        return new Promise<string>((resolve) =>
-          ctx.signal.addEventListener('abort', () => resolve('stopped')),
-        );
-      },
-    });
-    const { calls, sent } = recording([stuck], {
+    const { running, ran } = runsUntilAborted('stuck');
+    const { calls, sent } = recording([running], {
       contextFor: (frame) => (frame.callId === 'c1' ? new Promise(() => {}) : undefined),
     });
     calls.receive({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'stuck', arguments: {} });
     calls.receive({ type: 'tool_call', callId: 'c2', runId: 'r1', toolName: 'stuck', arguments: {} });
     await nextTask();
     expect(ran).toEqual(['c2']);
-    // As close() does: its `execute` has not begun, so another worker runs it rather than the drain wait for it.
-    calls.stopAccepting();
-    await nextTask();
-    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
-      {
-        type: 'tool_result',
-        callId: 'c1',
-        status: 'error',
-        output: 'Error running stuck: the client is shutting down; try again later',
-        retryable: true,
-      },
-    ]);
-    expect(calls.running).toBe(1);
+    await stopsHandingBackC1(calls, sent, 'stuck');
     expect(ran).toEqual(['c2']);
     calls.abortAll('test over');
   });
 
   it('hands back a call whose arguments are still being validated (async refine) when the client stops', async () => {
-    const ran: string[] = [];
     let checked: (ok: boolean) => void = () => {};
     const checking = new Promise<boolean>((resolve) => {
       checked = resolve;
     });
-    const slow = tool({
-      name: 'slow',
-      description: 'Checks its argument asynchronously.',
-      // `hold` waits for `checked`; any other value is judged at once (still asynchronously: zod's async parse).
-      parameters: z.object({ hold: z.boolean() }).refine((input) => (input.hold ? checking : true)),
-      execute: (_input, ctx) => {
-        ran.push(ctx.callId);
-        return new Promise<string>((resolve) =>
-          ctx.signal.addEventListener('abort', () => resolve('stopped')),
-        );
-      },
-    });
-    const { calls, sent } = recording([slow]);
+    // `hold` waits for `checked`; any other value is judged at once (still asynchronously: zod's async parse).
+    const { running, ran } = runsUntilAborted(
+      'slow',
+      z.object({ hold: z.boolean() }).refine((input) => (input.hold ? checking : true)),
+    );
+    const { calls, sent } = recording([running]);
     calls.receive({
       type: 'tool_call',
       callId: 'c1',
@@ -145,19 +153,7 @@ describe('the lease and calls whose tool has not begun', () => {
     });
     await nextTask();
     expect(ran).toEqual(['c2']);
-    // As close() does: its `execute` has not begun, so another worker runs it rather than the drain wait for it.
-    calls.stopAccepting();
-    await nextTask();
-    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
-      {
-        type: 'tool_result',
-        callId: 'c1',
-        status: 'error',
-        output: 'Error running slow: the client is shutting down; try again later',
-        retryable: true,
-      },
-    ]);
-    expect(calls.running).toBe(1);
+    await stopsHandingBackC1(calls, sent, 'slow');
     // Its validation, come later, runs nothing.
     checked(true);
     await nextTask();
