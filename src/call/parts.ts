@@ -14,8 +14,8 @@
  *   carrying a `widget` (the first two return promises anyway);
  * - a call that finds a part it needs not loaded (`invokeTool`, a tool added while the client is connected, a call
  *   the service already rejected) waits for it in that call, under the call's signal and time budget as any other
- *   wait, its `execute` not begun: the client hands it back at `close()` (`CallWaits.codeWait`); a plain call never
- *   checks more than the fields it already reads.
+ *   wait, its `execute` not begun: the client hands it back at `close()` (`CallWaits.preExecuteWait`); a plain
+ *   call never checks more than the fields it already reads.
  *
  * The Node entry (src/node.ts) registers every part at once ({@link registerCallParts}): Node, Bun and Deno load
  * them with the rest of the package and never wait. A part that fails to load (a page offline) is a

@@ -264,9 +264,9 @@ export abstract class CallRun extends Cancellation implements CallState {
     CallRun.#signalOf(this).abort(timeoutError(this.tool.name, this.timeLimitMs ?? 0, this.stage));
   }
 
-  codeWait(waits: boolean): void {
+  preExecuteWait(waits: boolean): void {
     const { waits: hooks, callId } = this.options;
-    if (callId !== undefined) hooks?.codeWait?.(callId, waits);
+    if (callId !== undefined) hooks?.preExecuteWait?.(callId, waits);
   }
 
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
@@ -706,13 +706,13 @@ function validateArguments(call: CallState, args: object) {
 }
 
 /**
- * Validation answers later: its host is told of the wait as of a wait for code (`CallWaits.codeWait`), its
- * `execute` not begun either, until the answer comes, whatever it is. The host may end the call meanwhile (the
+ * Validation answers later: its host is told of the wait (`CallWaits.preExecuteWait`), its `execute` not begun,
+ * until the answer comes, whatever it is. The host may end the call meanwhile (the
  * client hands it back at `close()`); the validation then runs on, and its answer is dropped.
  */
 function validationWait(call: CallState, pending: Promise<ValidationResult>): Promise<ValidationResult> {
-  call.codeWait(true);
-  const over = () => call.codeWait(false);
+  call.preExecuteWait(true);
+  const over = () => call.preExecuteWait(false);
   // Before the call's own reaction to it: the wait is over when the call goes on.
   pending.then(over, over);
   return pending;
@@ -809,8 +809,8 @@ function gated(call: CallState, input: unknown): void {
 /**
  * Goes on with part `name` (./parts.ts): at once when it is loaded, else once it is, the call waiting for it under
  * its budget and signal (a load that fails ends the call `error`, saying so). Every part is needed before `execute`
- * begins: the host is told of the wait (`CallWaits.codeWait`), and may end the call meanwhile (the client hands
- * it back at `close()`, as it does a call waiting for a slot).
+ * begins: the host is told of the wait (`CallWaits.preExecuteWait`), and may end the call meanwhile (the client
+ * hands it back at `close()`, as it does a call waiting for a slot).
  */
 function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallParts[K]) => void): void {
   const code: CodeOnDemand<CallParts[K]> = callParts[name];
@@ -819,12 +819,12 @@ function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallP
     go(part);
     return;
   }
-  call.codeWait(true);
+  call.preExecuteWait(true);
   timed(
     call,
     () => code.load(),
     (loaded, waited) => {
-      waited.codeWait(false);
+      waited.preExecuteWait(false);
       if (loaded.kind === 'value') guarded(waited, () => go(loaded.value));
       else stopped(waited, loaded);
     },

@@ -413,12 +413,13 @@ export interface CallWaits {
    */
   gateWait?(callId: string, waits: 'key' | 'slot' | undefined): void;
   /**
-   * The call waits for optional code to load (src/call/parts.ts: a browser page that did not have it yet), or for
-   * its arguments' validation that answers later (an async `refine`), its `execute` not begun (`true`), or that
-   * wait is over, however it ended (`false`). The host may end the call meanwhile (the client hands it back when it
-   * stops taking calls). Absent: nothing is told.
+   * The call waits for something it needs before its `execute` begins (`true`): optional code to load
+   * (src/call/parts.ts: a browser page that did not have it yet), or its arguments' validation that answers later
+   * (an async `refine`, a JSON Schema validator still loading); or that wait is over, however it ended (`false`).
+   * Its waits at its concurrency key's gate are told apart ({@link CallWaits.gateWait}). The host may end the call
+   * meanwhile (the client hands it back when it stops taking calls). Absent: nothing is told.
    */
-  codeWait?(callId: string, waits: boolean): void;
+  preExecuteWait?(callId: string, waits: boolean): void;
 }
 
 /** How a wait on a callback ended (`settleThen`, src/call/signal.ts). */
@@ -485,9 +486,9 @@ export interface CallState {
   /**
    * The call waits before its `execute` begins (`true`) for code to load (a part of the call, ./parts.ts) or for
    * its validation to answer (which may load the JSON Schema validator first), or that wait is over (`false`):
-   * told to its host ({@link CallWaits.codeWait}), when it has one and the call has an id.
+   * told to its host ({@link CallWaits.preExecuteWait}), when it has one and the call has an id.
    */
-  codeWait(waits: boolean): void;
+  preExecuteWait(waits: boolean): void;
 }
 
 /** One attempt's `ctx`, and the control of its signal (src/call/retry.ts). */

@@ -380,13 +380,13 @@ export class CallRunner implements ExecutionOwner {
   /** Made at the first approval a call asks for ({@link CallRunner.#approvalsNow}): until then no call waits for one. */
   #approvals: Approvals | undefined;
   /**
-   * Calls whose `execute` has not begun that wait for code to load (browsers only): a part of the call
-   * (src/call/parts.ts, {@link CallRunner.codeWait}) or ./approvals.ts ({@link CallRunner.#approve}); and calls
-   * whose arguments' validation answers later (an async `refine`, told as a wait for code). They go back
-   * to the service when the client stops ({@link CallRunner.#waitsForCode}), as calls waiting for a slot do. Made at
-   * the first such wait.
+   * Calls whose tool has begun but not its `execute`, waiting in between: for code to load (browsers only: a part
+   * of the call, src/call/parts.ts, {@link CallRunner.preExecuteWait}, or ./approvals.ts, {@link CallRunner.#approve})
+   * or for their arguments' validation that answers later (an async `refine`). They go back to the service when the
+   * client stops ({@link CallRunner.#waitsBeforeExecute}), as calls waiting for a slot do. Made at the first such
+   * wait.
    */
-  #waitingForCode: Set<Execution> | undefined;
+  #waitingBeforeExecute: Set<Execution> | undefined;
   readonly #leases: Leases;
   /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
   #leased = false;
@@ -1233,13 +1233,13 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * Stops taking new calls; they are answered with a retryable shutting-down result. So are the calls whose
-   * `execute` has not begun: waiting for their first slot, for their key's turn, for their `context`, for their
-   * arguments' validation (an async `refine`), or for an approval (the service's human, or `onApproval`). They never ran here, and another worker runs them now rather
-   * than this one after its running calls (or never, when its drain times out and aborts what it holds); a call
-   * held for the service's decision stays held there, and the decision goes to the worker that then gets it
-   * (docs/protocol/approvals.md). A call waiting for its key that the local approver approved through a promise (a
-   * person) stays, as it does at a `hand_back`: on another worker the person would be asked again. The drain waits
-   * for it.
+   * `execute` has not begun: waiting for their first slot, for their key's turn, for their `context`, for code,
+   * for their arguments' validation (an async `refine`), or for an approval (the service's human, or
+   * `onApproval`). They never ran here, and another worker runs them now rather than this one after its running
+   * calls (or never, when its drain times out and aborts what it holds); a call held for the service's decision
+   * stays held there, and the decision goes to the worker that then gets it (docs/protocol/approvals.md). A call
+   * waiting for its key that the local approver approved through a promise (a person) stays, as it does at a
+   * `hand_back`: on another worker the person would be asked again. The drain waits for it.
    * Calls that began and wait for a person's answer or a nested run are running: the drain waits for them, and a
    * `warn` says so.
    */
@@ -1252,12 +1252,12 @@ export class CallRunner implements ExecutionOwner {
       else if (
         (gate?.waitingAtGate(execution) === true && !this.#approvals?.waitedHere(execution)) ||
         (execution.state === 'parked' && this.#approvals?.waiting(execution) === true) ||
-        (this.#waitingForCode?.has(execution) === true && !this.#approvals?.waitedHere(execution)) ||
+        (this.#waitingBeforeExecute?.has(execution) === true && !this.#approvals?.waitedHere(execution)) ||
         (execution.state === 'running' && !execution.begun && !this.#approvals?.waitedHere(execution))
       ) {
         // Waiting for its key's turn (or, its permit taken, for a slot), for a decision, for code it needs first
-        // or its validation, or for its context: its `execute` has not begun. Its wait ends on the abort, and `finished` answers it
-        // as it answers a queued call.
+        // or its validation, or for its context: its `execute` has not begun. Its wait ends on the abort, and
+        // `finished` answers it as it answers a queued call.
         this.#handBackAs(execution, 'back');
         execution.abort(shuttingDown());
       }
@@ -1384,7 +1384,7 @@ export class CallRunner implements ExecutionOwner {
     if (this.#keyed) this.#keyWaits.ended(execution.callId);
     // Only a client whose calls waited for a decision or at a gate has bytes of theirs counted.
     if (this.#countedWaits !== undefined) this.#goesOn(execution);
-    this.#waitingForCode?.delete(execution);
+    this.#waitingBeforeExecute?.delete(execution);
     this.#approvalWaits?.ended(execution.callId);
     if (this.#leased) this.#options.updates.ended(execution);
   }
@@ -1487,9 +1487,9 @@ export class CallRunner implements ExecutionOwner {
     // it, under its signal as for any approver; a failed load is the approver's failure (`approval_failed`, saying
     // why), and the next call loads again.
     if (approvals === undefined) {
-      this.#waitsForCode(execution, true);
+      this.#waitsBeforeExecute(execution, true);
       const loaded = approvalsCode.load();
-      const over = () => this.#waitsForCode(execution, false);
+      const over = () => this.#waitsBeforeExecute(execution, false);
       loaded.then(over, over);
       return loaded.then(() => this.#approve(request));
     }
@@ -1498,28 +1498,29 @@ export class CallRunner implements ExecutionOwner {
   };
 
   /**
-   * A call waits for code it needs before its `execute` begins, or for its validation (`waits`), or no longer
-   * (src/call/parts.ts, told by the call: `CallWaits.codeWait`). See {@link CallRunner.#waitsForCode}.
+   * A call waits before its `execute` begins, for code it needs or for its validation (`waits`), or no longer (told
+   * by the call: `CallWaits.preExecuteWait`). See {@link CallRunner.#waitsBeforeExecute}.
    */
-  codeWait(callId: string, waits: boolean): void {
+  preExecuteWait(callId: string, waits: boolean): void {
     const execution = this.#held.get(callId);
-    if (execution !== undefined) this.#waitsForCode(execution, waits);
+    if (execution !== undefined) this.#waitsBeforeExecute(execution, waits);
   }
 
   /**
-   * A call waits for code (`waits`: a part of the call, ./approvals.ts), its `execute` not begun, or no longer. Such a
-   * call goes back to the service when the client stops ({@link CallRunner.stopAccepting}), at once when it began to
-   * wait after that: a chunk that is slow or never comes (a network that hangs) does not hold `close()`. But for a
-   * call the local approver answered with a promise (a person), as at its key's gate: it stays, and the drain waits.
+   * A call waits before its `execute` begins (`waits`: for code, a part of the call or ./approvals.ts, or for its
+   * validation), or no longer. Such a call goes back to the service when the client stops
+   * ({@link CallRunner.stopAccepting}), at once when it began to wait after that: a chunk or a validation that is
+   * slow or never comes (a network that hangs) does not hold `close()`. But for a call the local approver answered
+   * with a promise (a person), as at its key's gate: it stays, and the drain waits.
    */
-  #waitsForCode(execution: Execution, waits: boolean): void {
+  #waitsBeforeExecute(execution: Execution, waits: boolean): void {
     if (!waits) {
-      this.#waitingForCode?.delete(execution);
+      this.#waitingBeforeExecute?.delete(execution);
       return;
     }
     if (this.#accepting || this.#approvals?.waitedHere(execution) === true) {
-      this.#waitingForCode ??= new Set();
-      this.#waitingForCode.add(execution);
+      this.#waitingBeforeExecute ??= new Set();
+      this.#waitingBeforeExecute.add(execution);
       return;
     }
     // Its wait ends on the abort, and `finished` answers it as it answers a queued call.

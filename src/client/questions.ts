@@ -14,7 +14,8 @@ export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<Q
  * `onQuestion` and `waits` for every call of a runner (one pair of functions, not a closure per call): `answerer`
  * answers; a call waiting for an answer gives its concurrency slot up, and however the wait ends (the question's
  * own time limit too, while `answerer` still runs) it takes one back before the tool goes on. A call waiting at its
- * concurrency key's gate tells the runner (`gateWait`), and so does one waiting for code (`codeWait`).
+ * concurrency key's gate tells the runner (`gateWait`), and so does one waiting for anything else before its
+ * `execute` begins: code, or its validation (`preExecuteWait`).
  */
 export function questionHooks(
   answerer: Questioner,
@@ -23,7 +24,7 @@ export function questionHooks(
     unpark(callId: string, lane?: string): Promise<boolean>;
     holdsSlot(callId: string): boolean;
     gateWait(callId: string, waits: 'key' | 'slot' | undefined): void;
-    codeWait(callId: string, waits: boolean): void;
+    preExecuteWait(callId: string, waits: boolean): void;
   },
 ): { onQuestion: Questioner; waits: CallWaits } {
   return {
@@ -33,7 +34,7 @@ export function questionHooks(
       unpark: (callId, lane) => calls.unpark(callId, lane),
       holdsSlot: (callId) => calls.holdsSlot(callId),
       gateWait: (callId, waits) => calls.gateWait(callId, waits),
-      codeWait: (callId, waits) => calls.codeWait(callId, waits),
+      preExecuteWait: (callId, waits) => calls.preExecuteWait(callId, waits),
     },
   };
 }
