@@ -29,6 +29,45 @@ async function liveThenReplayed(tools: AnyTool[], script: ScriptedTurn[], featur
   return { first, second, recording };
 }
 
+/**
+ * An AI SDK tool `guarded` (input `{ n }`) called twice with the same arguments, in a run live and then replayed:
+ * its `execute` returns `returns(run)` (`run`: its runs so far, from 1), its `toModelOutput` is `project`. `lines`:
+ * each run's calls as `[status, output]`; `runs`: how many times `execute` ran in all.
+ */
+async function guardedTwice<O>(
+  description: string,
+  returns: (run: number) => O,
+  project: (output: O) => { type: 'execution-denied'; reason: string } | { type: 'text'; value: string },
+) {
+  let runs = 0;
+  const [guarded] = toTools(
+    {
+      guarded: aiTool({
+        description,
+        inputSchema: z.object({ n: z.number() }),
+        // `unknown` to the AI SDK's types: its inference of the output does not reach through `O`.
+        execute: async (): Promise<unknown> => returns(++runs),
+        toModelOutput: ({ output }) => project(output as O),
+      }),
+    },
+    'test',
+  );
+  const turn = { toolCalls: [{ name: 'guarded', arguments: { n: 1 } }] };
+  const { first, second, recording } = await liveThenReplayed(
+    [guarded as AnyTool],
+    [turn, turn, { text: 'done' }],
+  );
+  const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
+  return { lines: { first: lines(first), second: lines(second) }, recording, runs };
+}
+
+/** `echo` replayed from a recording of run `r0` made of `calls`: `next()` answers its next call (arguments `{}`). */
+function echoReplaying(calls: RunRecording['calls']) {
+  const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+  const [replayed] = replayTools({ version: 1, runId: 'r0', calls }, [echo]);
+  return { next: () => invokeTool(replayed as typeof echo, {}) };
+}
+
 describe('record and replay', () => {
   it('replays the recorded results without running execute, failures included', async () => {
     let runs = 0;
@@ -402,26 +441,20 @@ describe('record and replay', () => {
   );
 
   it('replays a recorded cancelled call as cancelled, with the text the model read', async () => {
-    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
     const output = 'Error running echo: the call was cancelled';
-    const recording: RunRecording = {
-      version: 1,
-      runId: 'r0',
-      calls: [
-        {
-          toolName: 'echo',
-          arguments: {},
-          status: 'cancelled',
-          output,
-          result: { type: 'error-text', value: output },
-        },
-        { toolName: 'echo', arguments: {}, status: 'error', output: 'Error running echo: boom' },
-      ],
-    };
-    const [replayed] = replayTools(recording, [echo]);
-    const cancelled = await invokeTool(replayed as typeof echo, {});
+    const echo = echoReplaying([
+      {
+        toolName: 'echo',
+        arguments: {},
+        status: 'cancelled',
+        output,
+        result: { type: 'error-text', value: output },
+      },
+      { toolName: 'echo', arguments: {}, status: 'error', output: 'Error running echo: boom' },
+    ]);
+    const cancelled = await echo.next();
     expect([cancelled.status, cancelled.output]).toEqual(['cancelled', output]);
-    const failed = await invokeTool(replayed as typeof echo, {});
+    const failed = await echo.next();
     expect([failed.status, failed.output]).toEqual(['error', 'Error running echo: boom']);
   });
 
@@ -460,31 +493,15 @@ describe('record and replay', () => {
   });
 
   it('answers an AI SDK execution-denied and a later ok of the same arguments in the order the run had them', async () => {
-    let runs = 0;
-    const [guarded] = toTools(
-      {
-        guarded: aiTool({
-          description: 'Runs when allowed.',
-          inputSchema: z.object({ n: z.number() }),
-          execute: async () => {
-            runs += 1;
-            return { denied: runs === 1, run: runs };
-          },
-          toModelOutput: ({ output }) =>
-            output.denied
-              ? { type: 'execution-denied', reason: 'not yet' }
-              : { type: 'text', value: `ran ${output.run}` },
-        }),
-      },
-      'test',
+    const { lines, recording, runs } = await guardedTwice(
+      'Runs when allowed.',
+      (run) => ({ denied: run === 1, run }),
+      (output) =>
+        output.denied
+          ? { type: 'execution-denied', reason: 'not yet' }
+          : { type: 'text', value: `ran ${output.run}` },
     );
-    const turn = { toolCalls: [{ name: 'guarded', arguments: { n: 1 } }] };
-    const { first, second, recording } = await liveThenReplayed(
-      [guarded as AnyTool],
-      [turn, turn, { text: 'done' }],
-    );
-    const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
-    expect(lines(first)).toEqual([
+    expect(lines.first).toEqual([
       ['rejected', 'guarded was not run: the user declined. Reason: not yet'],
       ['ok', 'ran 2'],
     ]);
@@ -494,63 +511,41 @@ describe('record and replay', () => {
       { type: 'json', value: { denied: false, run: 2 } },
     ]);
     expect(runs).toBe(2);
-    expect(lines(second)).toEqual(lines(first));
+    expect(lines.second).toEqual(lines.first);
   });
 
   it('keeps the order of an execution-denied call whose execute returned nothing, then an ok one', async () => {
-    let runs = 0;
-    const [guarded] = toTools(
-      {
-        guarded: aiTool({
-          description: 'Runs when it has something.',
-          inputSchema: z.object({ n: z.number() }),
-          execute: async () => {
-            runs += 1;
-            return runs === 1 ? undefined : 'fine';
-          },
-          toModelOutput: ({ output }) =>
-            output === undefined
-              ? { type: 'execution-denied', reason: 'nothing yet' }
-              : { type: 'text', value: `got ${output}` },
-        }),
-      },
-      'test',
+    const { lines, recording } = await guardedTwice(
+      'Runs when it has something.',
+      (run) => (run === 1 ? undefined : 'fine'),
+      (output) =>
+        output === undefined
+          ? { type: 'execution-denied', reason: 'nothing yet' }
+          : { type: 'text', value: `got ${output}` },
     );
-    const turn = { toolCalls: [{ name: 'guarded', arguments: { n: 1 } }] };
-    const { first, second, recording } = await liveThenReplayed(
-      [guarded as AnyTool],
-      [turn, turn, { text: 'done' }],
-    );
-    const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
-    expect(lines(first)).toEqual([
+    expect(lines.first).toEqual([
       ['rejected', 'guarded was not run: the user declined. Reason: nothing yet'],
       ['ok', 'got fine'],
     ]);
     // It ran and returned nothing: its part says so (JSON has no undefined), unlike a call declined before execute.
     expect(recording.calls[0]?.result).toEqual({ type: 'json', value: null });
-    expect(lines(second)).toEqual(lines(first));
+    expect(lines.second).toEqual(lines.first);
   });
 
   it('ends a rejected call that reached execute rejected, and never answers with an invalid_arguments call', async () => {
-    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
     const denied = 'echo was not run: the user declined.';
-    const recording: RunRecording = {
-      version: 1,
-      runId: 'r0',
-      calls: [
-        {
-          toolName: 'echo',
-          arguments: {},
-          status: 'invalid_arguments',
-          output: 'Invalid arguments for echo: x',
-        },
-        { toolName: 'echo', arguments: {}, status: 'rejected', output: denied },
-      ],
-    };
-    const [replayed] = replayTools(recording, [echo]);
-    const first = await invokeTool(replayed as typeof echo, {});
+    const echo = echoReplaying([
+      {
+        toolName: 'echo',
+        arguments: {},
+        status: 'invalid_arguments',
+        output: 'Invalid arguments for echo: x',
+      },
+      { toolName: 'echo', arguments: {}, status: 'rejected', output: denied },
+    ]);
+    const first = await echo.next();
     expect([first.status, first.output]).toEqual(['rejected', denied]);
-    const second = await invokeTool(replayed as typeof echo, {});
+    const second = await echo.next();
     expect(second.status).toBe('error');
     expect(second.output).toMatch(/^Error running echo: no recorded call of echo with these arguments/);
   });

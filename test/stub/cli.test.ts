@@ -10,6 +10,45 @@ import { TestClient } from './test-client';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * Runs the CLI (`node --import tsx [--import <each of imports>] server-stub/cli.ts <args>`) from the repository's
+ * root until it exits: its exit code and what it wrote. Killed when the test ends, should it run on.
+ */
+async function cliExit(args: readonly string[], imports: readonly string[] = []) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...imports.flatMap((module) => ['--import', module]), 'server-stub/cli.ts', ...args],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+  return { code, stdout, stderr };
+}
+
+/**
+ * `parseCliArgs` of `--script` and `--agents` files (one turn; agent `a`), each written with `prefix` before its
+ * JSON (a byte order mark, say).
+ */
+function withScriptAndAgents(prefix = '') {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-'));
+  writeFileSync(join(dir, 'script.json'), `${prefix}${JSON.stringify([{ text: 'hello' }])}`);
+  writeFileSync(
+    join(dir, 'agents.json'),
+    `${prefix}${JSON.stringify([{ name: 'a', instructions: '', tools: [] }])}`,
+  );
+  return parseCliArgs(['--script', join(dir, 'script.json'), '--agents', join(dir, 'agents.json')]);
+}
+
 describe('toolwire-stub arguments', () => {
   it('parses ports, keys and durations', () => {
     const command = parseCliArgs([
@@ -41,15 +80,7 @@ describe('toolwire-stub arguments', () => {
   });
 
   it('loads a script and agents from JSON files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-'));
-    writeFileSync(join(dir, 'script.json'), JSON.stringify([{ text: 'hello' }]));
-    writeFileSync(join(dir, 'agents.json'), JSON.stringify([{ name: 'a', instructions: '', tools: [] }]));
-    const command = parseCliArgs([
-      '--script',
-      join(dir, 'script.json'),
-      '--agents',
-      join(dir, 'agents.json'),
-    ]);
+    const command = withScriptAndAgents();
     expect(command.kind === 'start' && command.options.agents).toEqual([
       { name: 'a', instructions: '', tools: [] },
     ]);
@@ -57,19 +88,8 @@ describe('toolwire-stub arguments', () => {
   });
 
   it('reads script and agents files saved with a byte order mark, as the keys file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-'));
     // Windows editors save UTF-8 with a BOM, which JSON.parse refuses with an invisible character in its message.
-    writeFileSync(join(dir, 'script.json'), `\uFEFF${JSON.stringify([{ text: 'hello' }])}`);
-    writeFileSync(
-      join(dir, 'agents.json'),
-      `\uFEFF${JSON.stringify([{ name: 'a', instructions: '', tools: [] }])}`,
-    );
-    const command = parseCliArgs([
-      '--script',
-      join(dir, 'script.json'),
-      '--agents',
-      join(dir, 'agents.json'),
-    ]);
+    const command = withScriptAndAgents('\uFEFF');
     expect(command.kind === 'start' && command.options.agents).toEqual([
       { name: 'a', instructions: '', tools: [] },
     ]);
@@ -387,16 +407,7 @@ describe('toolwire-stub', () => {
 
   it('exits with code 2 for an --api-key no client could send (a space, a non-ASCII character)', async () => {
     for (const key of ['dev key', 'clé']) {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--api-key', 'good', '--api-key', key],
-        { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+      const { code, stderr } = await cliExit(['--port', '0', '--api-key', 'good', '--api-key', key]);
       expect(code).toBe(2);
       expect(stderr).toContain(
         `toolwire-stub: --api-key must be 1 to 4096 printable ASCII characters without spaces, got a string of ${key.length} characters\n\nUsage: toolwire-stub`,
@@ -411,19 +422,7 @@ describe('toolwire-stub', () => {
     const script = join(dir, 'script.json');
     writeFileSync(file, JSON.stringify([{ name: 1 }]));
     writeFileSync(script, JSON.stringify([{ text: 1 }]));
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--script', script, '--agents', file],
-      {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    const { code, stderr } = await cliExit(['--port', '0', '--script', script, '--agents', file]);
     expect(code).toBe(2);
     expect(stderr).toMatch(
       new RegExp(
@@ -433,28 +432,12 @@ describe('toolwire-stub', () => {
   });
 
   it('exits with code 1 at start, saying to install openai, for --openai-base-url without the package', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        ...['--import', 'tsx', '--import', './test/fixtures/modules/without-openai.mjs'],
-        ...['server-stub/cli.ts', '--port', '0', '--openai-base-url', 'http://127.0.0.1:9/v1'],
-      ],
-      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    // A stub that starts anyway would run on: `cliExit` stops it when the test ends.
+    const exited = await cliExit(
+      ['--port', '0', '--openai-base-url', 'http://127.0.0.1:9/v1'],
+      ['./test/fixtures/modules/without-openai.mjs'],
     );
-    // A stub that starts anyway would run on: it is stopped when the test ends.
-    onTestFinished(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
-    expect({ code, stdout, stderr }).toEqual({
+    expect(exited).toEqual({
       code: 1,
       stdout: '',
       stderr:
@@ -463,15 +446,7 @@ describe('toolwire-stub', () => {
   });
 
   it('exits with code 2 and says why for an invalid value', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server-stub/cli.ts', '--lease-ms', '10'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    const { code, stderr } = await cliExit(['--lease-ms', '10']);
     expect(code).toBe(2);
     expect(stderr).toContain(
       'toolwire-stub: --lease-ms must be an integer ≥ 1000, got 10\n\nUsage: toolwire-stub',
