@@ -56,7 +56,8 @@ export const silentLogger: CallLogger = {
  * after it connected (a revoked key, 4001; fleet limits that disagree, 4010), a result it could not deliver, a
  * listener of its own that threw, a tool's `ctx.logger.error()`. A process that listens for no event still leaves
  * that line in its supervisor's log. What the client recovers from (a failed attempt it retries) is a `warn`,
- * left to a logger the application gives. The client redacts every line before it reaches this logger.
+ * left to a logger the application gives, but for one line ({@link consoleNotice}): `connect()`'s first attempt
+ * failed and it tries again. The client redacts every line before it reaches this logger.
  */
 export const consoleErrorLogger: Logger = {
   debug() {},
@@ -65,6 +66,21 @@ export const consoleErrorLogger: Logger = {
   error(fields, message) {
     globalThis.console?.error(logLine('[toolwire]', 'error', fields, message));
   },
+};
+
+/**
+ * Where a client given no logger writes the one `warn` line it does not leave to {@link consoleErrorLogger}'s
+ * silence: `connect()`'s first attempt failed and the client tries again, so that a wrong url or a service not yet
+ * started does not look like a hang until `connectTimeoutMs`. `console.warn` (stderr in Node, Bun and Deno), as
+ * `[toolwire] warn <message> <fields as JSON>`; the other levels discarded. Redacted by the client first.
+ */
+export const consoleNotice: Logger = {
+  debug() {},
+  info() {},
+  warn(fields, message) {
+    globalThis.console?.warn(logLine('[toolwire]', 'warn', fields, message));
+  },
+  error() {},
 };
 
 /**

@@ -31,7 +31,7 @@ import {
   type ToolwireError,
 } from '../errors';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../limits';
-import { consoleErrorLogger, type Logger, redactingLogger } from '../logger';
+import { consoleErrorLogger, consoleNotice, type Logger, redactingLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
@@ -366,6 +366,7 @@ export function clientConnection(
     highWaterMarkBytes: resolved.highWaterMarkBytes,
     maxBufferedBytes: resolved.maxBufferedBytes,
     logger,
+    ...(options.logger === undefined ? { retryNotice: redactingLogger(consoleNotice, parts.redactor) } : {}),
     hello: () => {
       offered = parts.registry.tools();
       return helloFrame(resolved, options, parts);

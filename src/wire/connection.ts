@@ -81,6 +81,12 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   /** `connect()` rejects when no `welcome` arrived within this many milliseconds. */
   connectTimeoutMs: number;
   logger: Logger;
+  /**
+   * Told once more, besides `logger`, when `connect()`'s first attempt fails and another follows: a client given
+   * no logger passes the console here (src/logger.ts `consoleNotice`), so that a wrong url is not silent for
+   * `connectTimeoutMs`. Absent: only `logger` is told.
+   */
+  retryNotice?: Logger;
   hello(): HelloBody;
   onWelcome(welcome: Welcome): void;
   /**
@@ -577,7 +583,14 @@ export class Connection {
       else if (this.#failed >= this.#connectMaxAttempts) {
         const message = `cannot reach ${url} after ${attempts}: ${error.message}${refusedHint(error)}`;
         this.#fail(new ConnectionError('unreachable', message, { cause: error }));
-      } else this.#scheduleReconnect();
+      } else {
+        if (this.#failed === 1)
+          this.#options.retryNotice?.warn(
+            { code: error.code },
+            `connection attempt 1 failed: ${error.message}${refusedHint(error)}; trying again until connect() gives up after ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); give the client a logger to see every attempt`,
+          );
+        this.#scheduleReconnect();
+      }
     } else if (policy === false || (!this.#draining && this.#failed >= policy.maxAttempts)) {
       // Not while draining: the drain's `timeoutMs` bounds the attempts then (the owner closes at it).
       const message = `cannot reach ${url}: ${error.message}; gave up after ${attempts}${refusedHint(error)}`;

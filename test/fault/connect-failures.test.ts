@@ -3,7 +3,7 @@
  * event with the cause at every failed attempt; a refused key or protocol ends the client at once; with
  * `connect({ maxAttempts })`, `connect()` gives up after that many attempts instead of waiting `connectTimeoutMs`.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Client, ConnectionError, OptionsError, ToolDefinitionError } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
 import {
@@ -342,5 +342,51 @@ describe("Deno's words for a failed attempt", () => {
     });
     await rejection(worker.connect({ maxAttempts: 1 }));
     expect(errors.map((error) => error.code)).toEqual([code]);
+  });
+});
+
+describe('a client given no logger, whose first attempt fails', () => {
+  const refusing = talkativeWebSocket(
+    () => 'failed to connect to WebSocket: tcp connect error: Connection refused (os error 111)',
+  );
+  const url = 'ws://127.0.0.1:1/v1/ws?token=QSECRET-42';
+
+  /** What reaches `console.warn` while `connect()` fails `attempts` times, then is closed. */
+  async function consoleWarnings(options: Partial<ConstructorParameters<typeof Client>[0]>, attempts = 3) {
+    const written = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    onTestFinished(() => written.mockRestore());
+    const worker = client(url, { reconnect: FAST, WebSocket: refusing, ...options });
+    let failed = 0;
+    const enough = new Promise<void>((resolve) =>
+      worker.on('error', () => {
+        failed += 1;
+        if (failed === attempts) resolve();
+      }),
+    );
+    const connecting = worker.connect().catch((error: unknown) => error);
+    await enough;
+    await worker.close();
+    expect(await connecting).toMatchObject({ code: 'closed' });
+    return written.mock.calls.map((call) => call.map(String).join(' '));
+  }
+
+  it('says so on the console once, with the address, the cause and the wait, and nothing at later attempts', async () => {
+    expect(await consoleWarnings({})).toEqual([
+      '[toolwire] warn connection attempt 1 failed: ws://127.0.0.1:1/v1/ws?[redacted]: connection refused (failed to connect to WebSocket: tcp connect error: Connection refused (os error 111)); nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url; trying again until connect() gives up after 30000 ms (connectTimeoutMs); give the client a logger to see every attempt {"code":"connection_refused"}',
+    ]);
+  });
+
+  it('leaves the console alone when given a logger (which has a warn line for every attempt)', async () => {
+    const logger = recordingLogger();
+    expect(await consoleWarnings({ logger })).toEqual([]);
+    expect(logger.lines.filter((line) => line.level === 'warn')).toHaveLength(3);
+  });
+
+  it('says nothing when connect() gives up at that attempt (its rejection says it)', async () => {
+    const written = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    onTestFinished(() => written.mockRestore());
+    const worker = client(url, { reconnect: FAST, WebSocket: refusing });
+    await rejection(worker.connect({ maxAttempts: 1 }));
+    expect(written).not.toHaveBeenCalled();
   });
 });
