@@ -153,6 +153,17 @@ describe('npm pack in a fresh clone', () => {
     expect(packed.size).toBeLessThanOrEqual(1_200_000);
   });
 
+  // V8 holds a module's source for as long as the program runs: as Latin-1 when every character fits, else as
+  // UTF-16, twice the bytes (the Node core's chunk: 1.55 MB of heap for 775 KB; tsup.config.ts `oneByteText`).
+  it('ships JavaScript that is one-byte text: no character above U+00FF, even in a comment', () => {
+    const wide = packed.files.filter(
+      (file) =>
+        /\.c?js$/.test(file) &&
+        /[\u0100-\uffff]/.test(readFileSync(join(apps.newest, 'node_modules/toolwire', file), 'utf8')),
+    );
+    expect(wide).toEqual([]);
+  });
+
   it('keeps OpenTelemetry out of the core: only toolwire/otel loads @opentelemetry/api', () => {
     const loading = packed.files.filter(
       (file) =>
