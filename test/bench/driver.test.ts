@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEntries, type EntryName, OUT_DIR } from '../../bench/lib/build';
 import { Pair } from '../../bench/lib/session';
@@ -31,4 +32,35 @@ describe('benchmark driver', () => {
       }
     },
   );
+});
+
+describe('the floor subject', () => {
+  /** The modules `file` imports statically, and those its relative imports do, transitively. */
+  function staticImports(file: string, seen = new Set<string>()): string[] {
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    const specifiers = [...text.matchAll(/^import\s[^'"]*?["']([^"']+)["'];?$/gm)].map((match) => match[1]!);
+    return specifiers.flatMap((specifier) => {
+      if (!specifier.startsWith('.')) return [specifier];
+      const next = join(dirname(file), specifier);
+      return seen.has(next) ? [] : staticImports(next, seen);
+    });
+  }
+
+  it('starts on Node alone: the packages of the tool definitions (toolwire) load only with --tools', async () => {
+    expect(staticImports(entries.floor).filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
+    const plain = await Pair.start('floor', { entries, cores: undefined });
+    const withTools = await Pair.start(
+      'floor',
+      { entries, cores: undefined },
+      { subjectArgs: ['--tools', '2'] },
+    );
+    try {
+      expect(withTools.helloBytes).toBeGreaterThan(plain.helloBytes + 200);
+      const run = await withTools.load({ tool: 'add', inFlight: 4, calls: 20 });
+      expect(run).toMatchObject({ completed: 20, errors: 0, faults: [] });
+    } finally {
+      await Promise.all([plain.close(), withTools.close()]);
+    }
+  });
 });
