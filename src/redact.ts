@@ -1,7 +1,8 @@
 /**
  * Redaction: the API key and user-named secrets replaced in every text and value before it leaves the process
  * (a frame, a log line, an event, an error message), in the forms the text may hold them: as written, and, for
- * string rules, JSON-escaped (once or more), `\uXXXX`/`\xXX`/`\u{…}`-escaped or percent-encoded, in any mix.
+ * string rules, JSON-escaped (once or more), `\uXXXX`/`\xXX`/`\u{…}`-escaped or percent-encoded (once or twice), in
+ * any mix.
  * In order:
  * - the patterns that find a secret in each of those forms;
  * - the {@link Redactor}, which replaces secrets in text, values, errors and bytes, and a client's own
@@ -17,7 +18,7 @@ import { utf8Bytes, utf8Text } from './utf8';
 
 /*
  * The patterns: a secret as written and in every escaped or encoded form a text may hold it (JSON-escaped up to
- * four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded), in any mix.
+ * four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded once or twice), in any mix.
  */
 const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
 export const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
@@ -46,7 +47,15 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = {
 export const percentAtoms = (char: string): string[] =>
   [...utf8Bytes(char)].flatMap((byte) => ['%', ...hexDigits(byte, 2)]);
 
-const percentForm = (char: string): string => percentAtoms(char).join('');
+/**
+ * `%25XX` for each UTF-8 byte of `char`: percent-encoded twice, as a URL carried inside another URL's query
+ * writes it (hex in either case), one pattern piece per character.
+ */
+export const percentTwiceAtoms = (char: string): string[] =>
+  [...utf8Bytes(char)].flatMap((byte) => ['%', '2', '5', ...hexDigits(byte, 2)]);
+
+const percentForm = (char: string): string =>
+  `(?:${percentAtoms(char).join('')}|${percentTwiceAtoms(char).join('')})`;
 
 /**
  * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
@@ -65,7 +74,8 @@ const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
 /**
  * Every way one UTF-16 unit (not a backslash: see {@link backslashRun}) may be written in text that went through
  * JSON (up to four times), JavaScript escapes or percent-encoding: the unit itself, `\uXXXX` (hex in either
- * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` per UTF-8 byte (`+` for a space).
+ * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` or `%25XX` per UTF-8 byte (`+` or `%2B` for
+ * a space).
  */
 function unitForms(unit: number, lead: string): string {
   return `(?:${unitAtoms(unit, lead)
@@ -86,20 +96,22 @@ export function unitAtoms(unit: number, lead: string): string[][] {
     forms.push(
       [lead, 'u', '\\{', '0*', ...hexDigits(unit, 1), '\\}'],
       percentAtoms(String.fromCharCode(unit)),
+      percentTwiceAtoms(String.fromCharCode(unit)),
     );
     if (unit < 0x100) forms.push([lead, 'x', ...hexDigits(unit, 2)]);
-    if (unit === 0x20) forms.push(['\\+']);
+    // A space form-encoded (`+`), then percent-encoded (`%2B`).
+    if (unit === 0x20) forms.push(['\\+'], ['%', '2', '[bB]']);
   }
   return forms;
 }
 
 /**
  * `count` backslashes: as they are or escaped up to four times over (one quantifier for the whole run, so that
- * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c` or `%5C`.
+ * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c`, `%5C` or `%255C`.
  */
 export function backslashRun(count: number, lead: string): string {
-  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%5[cC])`;
-  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%5[cC])`;
+  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%(?:25)?5[cC])`;
+  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%(?:25)?5[cC])`;
   const start = lead === ESCAPE ? '' : AT_RUN_START;
   return `(?:${start}\\\\{${count},${count * 16}}|${first}${each}{${count - 1}})`;
 }

@@ -24,6 +24,26 @@ describe('Redactor', () => {
     }
   });
 
+  it('finds a secret percent-encoded twice (a URL inside a URL), in any mix with the other forms', () => {
+    const secret = 'a"b\\c\nd é😀 sk+/=';
+    const redactor = new Redactor([secret]);
+    const twice = encodeURIComponent(encodeURIComponent(secret));
+    const formTwice = encodeURIComponent(new URLSearchParams({ k: secret }).toString()).slice('k%3D'.length);
+    for (const text of [
+      twice,
+      twice.toLowerCase(),
+      formTwice,
+      `a%2522b%5Cc%250Ad%20%25C3%25A9%25F0%259F%2598%2580%2520sk%252B%2F%253D`,
+    ]) {
+      expect(redactor.text(`<${text}>`), text).toBe(`<${REDACTED}>`);
+    }
+    expect(
+      new Redactor(['sk-live-Zq8+Ab/9xY=Tk3']).text(
+        'next=https%253A%252F%252Fx%252F%253Fk%253Dsk-live-Zq8%252BAb%252F9xY%253DTk3',
+      ),
+    ).toBe(`next=https%253A%252F%252Fx%252F%253Fk%253D${REDACTED}`);
+  });
+
   it('finds a secret a tool wrote as base64, base64url or hex inside a text, at any alignment', () => {
     const secret = 'sk-live-0123456789abcdef';
     const redactor = new Redactor([secret]);

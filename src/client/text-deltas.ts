@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { backslashRun, ESCAPE, hexDigits, percentAtoms, unitAtoms } from '../redact';
+import { backslashRun, ESCAPE, hexDigits, percentAtoms, percentTwiceAtoms, unitAtoms } from '../redact';
 
 /** What redacts the deltas: the client's redactor. */
 export interface StreamRedactor {
@@ -63,7 +63,7 @@ function parts(secret: string): Part[] {
       i += run;
       // As written (counted in the text), or each backslash escaped; any beginning of either.
       const escaped = backslashRun(run, ESCAPE).replace(/^\(\?:[^|]*\|/, '(?:');
-      const begins = '(?:\\\\|u005[cC]|x5[cC]|%5[cC])*(?:u0{0,2}5?|x5?|%5?)?$';
+      const begins = '(?:\\\\|u005[cC]|x5[cC]|%(?:25)?5[cC])*(?:u0{0,2}5?|x5?|%5?|%2(?:55?)?)?$';
       out.push({
         forms: [{ whole: sticky(escaped), start: sticky(begins), advance: 1 }],
         run,
@@ -79,6 +79,7 @@ function parts(secret: string): Part[] {
       forms.push(
         form([ESCAPE, 'u', '\\{', '0*', ...hexDigits(point, 1), '\\}'], 2),
         form(percentAtoms(char + low), 2),
+        form(percentTwiceAtoms(char + low), 2),
       );
     }
     out.push({ forms, firsts: `${char}\\%${unit === 0x20 ? '+' : ''}` });

@@ -41,6 +41,11 @@ describe('a run’s text deltas, redacted as one stream', () => {
     expect(streamed(['"\\\\\\"sk-live', '-4242\\\\\\""'])).toEqual(['"\\\\\\"', '[redacted]\\\\\\""']);
   });
 
+  it('hold a key percent-encoded twice, split inside an escape', () => {
+    expect(streamed(['u=sk%252', 'Dlive-4242&'])).toEqual(['u=', '[redacted]&']);
+    expect(streamed(['u=sk%25', '2Dlive%25', '2D4242&'])).toEqual(['u=', '', '[redacted]&']);
+  });
+
   it('release a false start unchanged with the next delta', () => {
     expect(streamed(['ask sk-l', 'ater'])).toEqual(['ask ', 'sk-later']);
   });
