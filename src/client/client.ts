@@ -601,32 +601,32 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     }
     // The connection's events go to these parts, read when each comes (the runs and the calls are made below).
-    const client = this;
-    this.#connection = clientConnection(resolved, options as ClientOptions, logger, {
-      registry: this.#registry,
-      redactor,
-      get decisions() {
-        return client.#decisions;
+    // The parts made later are read through accessors, defined apart: V8 keeps an object literal with accessors as
+    // a dictionary, and every frame reads `calls` from it (a generic lookup, not a load).
+    const parts: ClientParts = Object.defineProperties(
+      {
+        registry: this.#registry,
+        redactor,
+        welcomed: (features: readonly string[] | undefined) => {
+          this.#features = features;
+        },
+        signals: this.#signals,
+        emit: ((event, ...args) => this.#emit(event, ...args)) as ClientParts['emit'],
+        toolsRefused: (names: readonly string[]) => this.#dropTools(names),
+        refusedAtResume: (name: string) => {
+          if (!this.#added.has(name) || !this.#registry.has(name)) return false;
+          this.#dropTools([name]);
+          return true;
+        },
+        announceTools: () => this.#announce(),
       },
-      get calls() {
-        return client.#calls;
+      {
+        decisions: { get: () => this.#decisions },
+        calls: { get: () => this.#calls },
+        runs: { get: () => this.#runs },
       },
-      get runs() {
-        return client.#runs;
-      },
-      welcomed: (features) => {
-        this.#features = features;
-      },
-      signals: this.#signals,
-      emit: (event, ...args) => this.#emit(event, ...args),
-      toolsRefused: (names) => this.#dropTools(names),
-      refusedAtResume: (name) => {
-        if (!this.#added.has(name) || !this.#registry.has(name)) return false;
-        this.#dropTools([name]);
-        return true;
-      },
-      announceTools: () => this.#announce(),
-    });
+    ) as ClientParts;
+    this.#connection = clientConnection(resolved, options as ClientOptions, logger, parts);
     this.#tracing = options.tracing;
     // The runs' run contexts and trace captures, by run id: none before the first run().
     const liveRuns = { get: (runId: string) => this.#runs?.live.get(runId) };
