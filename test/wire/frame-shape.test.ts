@@ -1,5 +1,5 @@
 /**
- * Every `tool_call` and `ack` the decoder gives has one shape: the same keys in the same order, whatever optional
+ * Every `tool_call`, `ack`, `ping` and `pong` the decoder gives has one shape: the same keys in the same order, whatever optional
  * fields the frame carried and whichever path decoded it (the fast path, the schema, the schema after dropping a
  * faulty informative field). Code that reads frames then meets one hidden class, and V8 keeps its optimised code
  * when a frame of another mix first arrives.
@@ -28,6 +28,7 @@ const KEYS = [
   'tenantId',
   'userId',
   'steps',
+  'id',
 ];
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -80,6 +81,8 @@ const FRAMES: Array<[string, Record<string, unknown>, Record<string, unknown>]> 
   ['an ack of one call', { type: 'ack', callId: 'c1' }, {}],
   ['an ack of several calls', { type: 'ack', callIds: ['c1', 'c2'] }, {}],
   ['an ack of both', { type: 'ack', callId: 'c0', callIds: ['c1'] }, {}],
+  ['a ping', { type: 'ping' }, {}],
+  ['a pong naming its ping', { type: 'pong', id: '7' }, {}],
 ];
 
 describe('decoded call frames', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeFrame, fastServiceFrame } from '../../src/wire/codec';
+import { decodeServiceFrame, encodeFrame, fastServiceFrame } from '../../src/wire/codec';
 import {
   type ClientFrame,
   type FrameOf,
@@ -27,7 +27,8 @@ const mostly = <T>(valid: fc.Arbitrary<T>) =>
 const idList = fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(validId, { maxLength: 3 }));
 const candidate = fc.record(
   {
-    type: fc.constantFrom('tool_call', 'ack'),
+    type: fc.constantFrom('tool_call', 'ack', 'ping', 'pong'),
+    id: mostly(fc.string({ maxLength: 8 })),
     callId: mostly(validId),
     runId: mostly(validId),
     toolName: mostly(fc.string({ maxLength: 8 })),
@@ -48,7 +49,16 @@ const candidate = fc.record(
 
 describe('fastServiceFrame', () => {
   it('accepts only frames the schema accepts, and returns exactly what the schema returns', () => {
-    const accepted = { tool_call: 0, toolCallWithAcks: 0, ack: 0, ackWithCallIds: 0, refused: 0 };
+    const accepted = {
+      tool_call: 0,
+      toolCallWithAcks: 0,
+      ack: 0,
+      ackWithCallIds: 0,
+      ping: 0,
+      pong: 0,
+      pongWithId: 0,
+      refused: 0,
+    };
     fc.assert(
       fc.property(candidate, (value) => {
         const fast = fastServiceFrame(value.type, value as Record<string, unknown>);
@@ -57,7 +67,8 @@ describe('fastServiceFrame', () => {
           accepted.refused += 1;
           return;
         }
-        accepted[fast.type as 'tool_call' | 'ack'] += 1;
+        accepted[fast.type as 'tool_call' | 'ack' | 'ping' | 'pong'] += 1;
+        if (fast.type === 'pong' && fast.id !== undefined) accepted.pongWithId += 1;
         if (fast.type === 'tool_call' && fast.acks !== undefined) accepted.toolCallWithAcks += 1;
         if (fast.type === 'ack' && fast.callIds !== undefined) accepted.ackWithCallIds += 1;
         expect(parsed.success).toBe(true);
@@ -65,8 +76,19 @@ describe('fastServiceFrame', () => {
       }),
       { numRuns: 5_000 },
     );
-    // The generator reaches both frames, their lists of acks, and refusals.
+    // The generator reaches every frame, their lists of acks and ids, and refusals.
     for (const count of Object.values(accepted)) expect(count).toBeGreaterThan(50);
+  });
+
+  it("takes the heartbeat's frames, and leaves one with an id that is not a string to the schema", () => {
+    expect(fastServiceFrame('ping', { type: 'ping' })).toEqual({ type: 'ping' });
+    expect(fastServiceFrame('pong', { type: 'pong', id: '3', extra: 1 })).toEqual({ type: 'pong', id: '3' });
+    expect(fastServiceFrame('pong', { type: 'pong', id: 3 })).toBeUndefined();
+    expect(decodeServiceFrame('{"type":"pong","id":3}')).toMatchObject({
+      ok: false,
+      code: 'invalid_frame',
+      message: 'invalid pong frame: id: must be a string',
+    });
   });
 
   it('takes the common frames of a call', () => {
