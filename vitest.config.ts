@@ -37,6 +37,8 @@ declare module 'vitest' {
   interface ProvidedContext {
     /** The Chromium binary the browser tests drive ('' when there is none and they do not run). */
     chromium: string;
+    /** `performance.now()` stands still in each test unless the test moves it (test/support/still-clock.ts). */
+    stillClock: boolean;
   }
 }
 
@@ -163,7 +165,7 @@ export default defineConfig({
     // the fault and property folders from 93 s to 65 s; three were slower (82 s) and starved the soak's timing.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: PackFirst },
-    provide: { chromium: chromium ?? '' },
+    provide: { chromium: chromium ?? '', stillClock: false },
     projects: [
       {
         extends: true,
@@ -174,6 +176,9 @@ export default defineConfig({
           // One module graph per worker: importing the sources once rather than per file saves most of the
           // tier's time. test/setup.ts puts back the globals a file changed, and fails a file that leaves one.
           isolate: false,
+          // A call's duration, and the other times read from `performance.now()`, do not depend on the machine's
+          // load: the clock stands still in a test unless the test moves it (test/support/still-clock.ts).
+          provide: { stillClock: true },
         },
       },
       {

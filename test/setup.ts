@@ -1,6 +1,7 @@
-import { afterAll, afterEach, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, inject, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { runAfterTest } from './support/after-test';
+import { realClock, stopClock } from './support/still-clock';
 // The optional parts, registered as the Node entry (src/node.ts) registers them, for the test files that import
 // the source directly rather than through `toolwire`.
 import '../src/zod3';
@@ -45,8 +46,21 @@ const GUARDED = [
 ] as const;
 const before = new Map(GUARDED.map((name) => [name, globalThis[name] as unknown]));
 
-// What the shared helpers opened for a test (test/support/after-test.ts) is closed when it ends.
-afterEach(runAfterTest);
+// In the unit tier, `performance.now()` stands still in a test unless the test moves it or asks for the real clock
+// (test/support/still-clock.ts): how long a call took, and so which task the calls after it start in, does not
+// depend on the machine's load.
+const stillClock = inject('stillClock');
+if (stillClock) beforeEach(stopClock);
+
+// What the shared helpers opened for a test (test/support/after-test.ts) is closed when it ends; then the real clock
+// is back (a `vi.useRealTimers()` among those puts back the still clock it found).
+afterEach(async () => {
+  try {
+    await runAfterTest();
+  } finally {
+    realClock();
+  }
+});
 
 // What a file changed of the shared globals (fake timers, spies, stubbed globals and env) is put back when it
 // ends, so that a file run after it in the same module graph (`isolate: false`) starts as in a fresh worker.
@@ -56,6 +70,7 @@ afterEach(runAfterTest);
 afterAll(() => {
   vi.restoreAllMocks();
   vi.useRealTimers();
+  realClock();
   vi.unstubAllGlobals();
   vi.unstubAllEnvs();
   const changed = GUARDED.filter((name) => globalThis[name] !== before.get(name));

@@ -3,12 +3,8 @@
  * later answer (a person, say) are named to the service, and named again when they go on approved, one frame per
  * task; nothing for an answer given at once, for a call that ends while it waits, without the feature, or in a client
  * without `onApproval`.
- *
- * The clock calls are timed by (`performance`) is faked: a call that took 50 ms or more (`SLOW_CALL_MS`,
- * src/client/slots.ts) makes the calls after it start in a later task. On the real clock, a call answered at once
- * that a loaded machine slows down would move the calls after it past the task whose frame a test reads.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApprovalDecision } from '../../src/call/types';
 import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';
@@ -44,13 +40,6 @@ function person(now: readonly string[] = []) {
 }
 
 describe('approval_waits, in a call runner', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['performance'] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('names the calls waiting for a person, those approved, and the waiting ones again on resume', async () => {
     const { refund, ran } = refundTool();
     const { onApproval, decide } = person(['c0']);

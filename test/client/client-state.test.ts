@@ -4,6 +4,7 @@ import { registerNodeWebSocket } from '../../src/wire/transport';
 import { type MemoryPeer, type MemorySocketPair, memorySocketPair } from '../helpers/memory-socket';
 import { unknownOptionMessage } from '../support/known-options';
 import { recordingLogger } from '../support/recording-logger';
+import { realClock } from '../support/still-clock';
 import { FAKE_URL, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -154,6 +155,8 @@ describe('Client connection states', () => {
   });
 
   it('terminates and reconnects when the service goes silent for two heartbeat intervals', async () => {
+    // The heartbeat's verdict reads the clock: the silence must pass on it (test/support/still-clock.ts).
+    realClock();
     const client = makeClient({ heartbeatIntervalMs: 20 });
     // Listen before anything happens: under load the 40 ms of silence may pass before the test resumes.
     const disconnected = new Promise<{ code: number }>((resolve) => client.once('disconnected', resolve));
@@ -605,6 +608,8 @@ describe('Client tools and events (msw)', () => {
   });
 
   it('aborts a call on its own when deadlineMs passes (a cancel may be lost with a socket)', async () => {
+    // The deadline's timer reads the clock when it fires: the 30 ms must pass on it (test/support/still-clock.ts).
+    realClock();
     let reason: unknown;
     const wait = tool({
       name: 'wait',
