@@ -5,12 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, type RunEvent, tool } from '../../src/index';
 import { client, dataOf, deferred, proxyTo, stub } from '../support/long-calls';
+import { stopClock } from '../support/still-clock';
 
 const progressOf = (events: RunEvent[]) =>
   dataOf<{ progress: number; total?: number; message?: string }>(events, 'tool_progress');
 
 describe('progress over the stub', () => {
   it('reaches run() events and the transcript coalesced, the first and the last always', async () => {
+    // Which progress is coalesced depends on the clock (PROGRESS_INTERVAL_MS): a loop the machine's load slowed
+    // must not send more (test/support/still-clock.ts).
+    stopClock();
     const exporter = tool({
       name: 'export',
       description: 'Exports tables.',
@@ -54,6 +58,9 @@ describe('progress over the stub', () => {
   });
 
   it('sends a waiting progress before the call’s next event, so the service reads them in order', async () => {
+    // Which progress is coalesced depends on the clock (PROGRESS_INTERVAL_MS): a loop the machine's load slowed
+    // must not send more (test/support/still-clock.ts).
+    stopClock();
     const exporter = tool({
       name: 'export',
       description: 'Exports tables.',

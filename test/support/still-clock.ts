@@ -29,7 +29,11 @@ function stillAt(at: number): Performance {
   return still;
 }
 
-/** Stops the clock for the test about to run, unless `performance` is faked already (by a file's `beforeAll`). */
+/**
+ * Stops the clock for the test about to run (or running), unless `performance` is faked already (by a file's
+ * `beforeAll`). test/setup.ts calls it before each test of the unit tier; a test of another tier whose checks
+ * depend on the clock (which progress is coalesced) calls it itself. The real clock is back when the test ends.
+ */
 export function stopClock(): void {
   if (globalThis.performance === real) globalThis.performance = stillAt(real.now());
 }
