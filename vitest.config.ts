@@ -39,6 +39,8 @@ declare module 'vitest' {
     chromium: string;
     /** `performance.now()` stands still in each test unless the test moves it (test/support/still-clock.ts). */
     stillClock: boolean;
+    /** The major of the `openai` package the tests load as `openai`: '6' (the dev dependency), '7' (`openai7`). */
+    openaiMajor: string;
   }
 }
 
@@ -95,6 +97,9 @@ export const SLOW_TESTS = [
   'test/mcp/through-client.test.ts',
   'test/wire/accept-what-protocol-says.test.ts',
 ];
+
+/** Files that drive the `openai` package: run against openai 6 (slow tier) and openai 7 (`openai7` project). */
+export const OPENAI_TESTS = ['test/stub/openai-model.test.ts', 'test/stub/openai-content.test.ts'];
 
 /** The package test that packs the repository for the others (test/package/fresh-pack.ts `sharedPack`). */
 const PACKS = 'test/package/install.test.ts';
@@ -165,7 +170,7 @@ export default defineConfig({
     // the fault and property folders from 93 s to 65 s; three were slower (82 s) and starved the soak's timing.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: PackFirst },
-    provide: { chromium: chromium ?? '', stillClock: false },
+    provide: { chromium: chromium ?? '', stillClock: false, openaiMajor: '6' },
     projects: [
       {
         extends: true,
@@ -193,6 +198,19 @@ export default defineConfig({
           isolate: false,
           // The package tests share one `npm pack` (and so one build) of a fresh clone.
           globalSetup: ['test/package/pack-dir.ts'],
+        },
+      },
+      {
+        extends: true,
+        // The stub's OpenAI-compatible model against the other major the `openai` peer range admits: `openai`
+        // and its subpaths resolve to `openai7` (a dev alias, openai 7), through that package's own `exports`.
+        // openai 7 declares Node 22 and later (its `engines`); these tests pass with it on Node 20 too.
+        resolve: { alias: [{ find: /^openai(\/.*)?$/, replacement: 'openai7$1' }] },
+        test: {
+          name: 'openai7',
+          include: OPENAI_TESTS,
+          isolate: false,
+          provide: { openaiMajor: '7' },
         },
       },
       ...(chromium === undefined

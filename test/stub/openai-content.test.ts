@@ -4,7 +4,7 @@
  */
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openAIChatModel } from '../../server-stub/index';
 import { Agent, Client, content, tool } from '../../src/index';
 import { stub } from './helpers';
@@ -31,6 +31,11 @@ const completion = (message: Record<string, unknown>, finish: string) => ({
 });
 
 describe('content parts and the OpenAI-compatible model', () => {
+  it('drives the openai major its project names', async () => {
+    const { VERSION } = await import('openai/version');
+    expect(VERSION.split('.')[0]).toBe(inject('openaiMajor'));
+  });
+
   it('sends the tool text in the tool message and the image as image input right after it', async () => {
     mock.use(
       http.post(`${BASE}/chat/completions`, async ({ request }) => {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { delay, HttpResponse, http, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import {
   type ChatMessage,
@@ -123,6 +123,11 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe('openAIChatModel: requests and answers', () => {
+  it('drives the openai major its project names (6 in the slow tier, 7 in the openai7 project)', async () => {
+    const { VERSION } = await import('openai/version');
+    expect(VERSION.split('.')[0]).toBe(inject('openaiMajor'));
+  });
+
   it('sends the conversation and the tools, streamed, and says what it is', async () => {
     serve(() => sse(textChunks('It is ', '3.')));
     const chat = model();
