@@ -85,13 +85,29 @@ export interface TracedResult {
   output: string;
   /** From the call's start to its result, in whole milliseconds (0 for a call that never started). */
   durationMs: number;
-  /** What was thrown, when something threw (a redacted copy when it holds a secret); see `ToolCallResult.error`. */
-  error: unknown;
+  /**
+   * What was thrown, when an `Error` was (`ToolCallResult.error`): its `name`, `message`, `stack` and `code`,
+   * redacted, in a plain object of its own; `undefined` otherwise. Nothing else of the thrown error is handed on:
+   * its other fields (an HTTP client's request config and its `Authorization` header, a response body) may hold
+   * secrets that no rule names.
+   */
+  error: TracedError | undefined;
   /**
    * With status `rejected`: why. `declined` is an outcome (a person said no), not a failure; `approval_failed`,
    * `not_allowed` and the others are.
    */
   reason: ToolCallResult['reason'];
+}
+
+/**
+ * An error as a trace sees it ({@link TracedResult.error}): the fields OpenTelemetry's `recordException` reads,
+ * redacted. `code` only when the error's is a string or a number.
+ */
+export interface TracedError {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
 }
 
 /**
@@ -268,7 +284,7 @@ export function callTraces(
       const traced = tracedOf(execution);
       if (traced === undefined) return;
       traces.delete(execution.callId);
-      const error = result.error === undefined ? undefined : redactor.error(result.error);
+      const error = result.error === undefined ? undefined : tracedError(redactor.error(result.error));
       traced.trace.end({ status: result.status, output, durationMs, error, reason: result.reason });
     },
   };
@@ -334,6 +350,31 @@ function tracedArguments(
   const fields =
     execution.redaction ?? toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [];
   return shownArguments(args, redactor, fields);
+}
+
+/**
+ * `error`'s `name`, `message`, `stack` and `code` (those {@link Redactor.error} redacts) in a new plain object, so
+ * that none of its other fields reaches a tracer; `undefined` for a value that is no `Error` or whose `name` or
+ * `message` is no string. A field whose getter throws is left out; never throws.
+ */
+function tracedError(error: unknown): TracedError | undefined {
+  if (!isError(error)) return undefined;
+  const read = (key: keyof TracedError): unknown => {
+    try {
+      return (error as unknown as Record<string, unknown>)[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const name = read('name');
+  const message = read('message');
+  if (typeof name !== 'string' || typeof message !== 'string') return undefined;
+  const fields: TracedError = { name, message };
+  const stack = read('stack');
+  if (typeof stack === 'string') fields.stack = stack;
+  const code = read('code');
+  if (typeof code === 'string' || typeof code === 'number') fields.code = code;
+  return fields;
 }
 
 /** The `name` of what a tool threw when it is an `Error`; never throws (a hostile Proxy gives none). */

@@ -18,9 +18,9 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
+import type { CallTrace, ToolTracing, TracedCall, TracedError, TracedResult } from '../client/tracing';
 
-import { isError, OptionsError } from '../errors';
+import { OptionsError } from '../errors';
 import { describeValue, isOptionsObject } from '../tool/check-options';
 import { VERSION } from '../version';
 
@@ -189,7 +189,7 @@ function spanTrace(
       if (result.reason !== undefined) span.setAttribute('toolwire.call.reason', result.reason);
       // A person declining the call is an outcome the app asked for, not an error of the call.
       if (result.status !== 'ok' && result.reason !== 'declined') {
-        const thrown = readable(result.error);
+        const thrown = exceptionOf(result.error);
         span.setAttribute('error.type', errorType(result.status, thrown));
         if (thrown !== undefined) span.recordException(thrown);
         const message = thrown?.message || result.output;
@@ -201,14 +201,20 @@ function spanTrace(
 }
 
 /**
- * What a tool threw, when it is an `Error` whose name and message can be read: a value whose traps throw (a hostile
- * Proxy) records no exception, and the status message is the result's text.
+ * What the span records of what a tool threw: a new plain object of the `name`, `message`, `stack` and `code` the
+ * client handed on ({@link TracedResult.error}, redacted), so that `recordException` and a span processor or
+ * exporter behind it get nothing else; `undefined` when there is none (the status message is then the result's
+ * text). Never throws.
  */
-function readable(thrown: unknown): Error | undefined {
-  if (!isError(thrown)) return undefined;
+function exceptionOf(thrown: TracedError | undefined): TracedError | undefined {
+  if (typeof thrown !== 'object' || thrown === null) return undefined;
   try {
-    const { name, message } = thrown;
-    return typeof name === 'string' && typeof message === 'string' ? thrown : undefined;
+    const { name, message, stack, code } = thrown;
+    if (typeof name !== 'string' || typeof message !== 'string') return undefined;
+    const exception: TracedError = { name, message };
+    if (typeof stack === 'string') exception.stack = stack;
+    if (typeof code === 'string' || typeof code === 'number') exception.code = code;
+    return exception;
   } catch {
     return undefined;
   }
@@ -219,7 +225,7 @@ function readable(thrown: unknown): Error | undefined {
  * status itself (`invalid_arguments`, `unknown_tool`, `rejected`, `timeout`, `cancelled`): few values, as the
  * conventions ask.
  */
-function errorType(status: string, thrown: Error | undefined): string {
+function errorType(status: string, thrown: TracedError | undefined): string {
   return status === 'error' && thrown !== undefined && thrown.name !== '' ? thrown.name : status;
 }
 

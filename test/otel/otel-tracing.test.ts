@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   BasicTracerProvider,
@@ -16,7 +16,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { Agent, OptionsError, tool } from 'toolwire';
 import { otelTracing, parseTraceparent } from 'toolwire/otel';
-import { TRACE_EVENTS } from 'toolwire/tracing';
+import { TRACE_EVENTS, type TracedResult } from 'toolwire/tracing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
@@ -44,6 +44,23 @@ const lookup = tool({
   parameters: z.object({ id: z.string() }),
   execute: ({ id }) => `order ${id}: shipped`,
 });
+
+/**
+ * Everything in `value` as text: its own properties, enumerable or not, at any depth (an `Error`'s and a
+ * function's included), each object written once.
+ */
+function everything(value: unknown): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(value, function replacer(_key, item: unknown) {
+    if (typeof item === 'function') return `[function ${item.name}]`;
+    if (typeof item !== 'object' || item === null) return item;
+    if (seen.has(item)) return '[seen]';
+    seen.add(item);
+    const out: Record<string, unknown> = {};
+    for (const key of Reflect.ownKeys(item)) out[String(key)] = (item as Record<PropertyKey, unknown>)[key];
+    return out;
+  });
+}
 
 const toolSpans = () => exporter.getFinishedSpans().filter((span) => span.name.startsWith('execute_tool '));
 const eventNames = (span: ReadableSpan) => span.events.map((event) => event.name);
@@ -200,6 +217,110 @@ describe('otelTracing() over the stub', () => {
     expect(span?.attributes['error.type']).toBe('HttpError(GET /orders?key=[redacted])');
     expect(JSON.stringify({ attributes: span?.attributes, events: span?.events })).not.toContain('hunter2');
     expect(eventNames(span as ReadableSpan)).toContain(TRACE_EVENTS.retry);
+  });
+
+  it('hands no span API any field of a tool’s error but name, message, stack and code', async () => {
+    /** An axios-style failure: a message with no secret, the API key in the request config it carries. */
+    class AxiosLikeError extends Error {
+      override name = 'AxiosError';
+      code = 'ERR_BAD_REQUEST';
+      config = { url: '/orders', headers: { Authorization: `Bearer ${API_KEY}` } };
+      response = { status: 401, data: { echoed: { authorization: `Bearer ${API_KEY}` } } };
+    }
+    const thrown = new AxiosLikeError('Request failed with status code 401');
+    const failing = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      execute: () => {
+        throw thrown;
+      },
+    });
+    // Every call made on the tracer and its spans, with the values handed in, as a span processor would get them.
+    const calls: { method: string; args: unknown[] }[] = [];
+    const spanContext = {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    };
+    const span: Record<string, unknown> = new Proxy(
+      {},
+      {
+        get: (_target, method) => {
+          if (method === 'spanContext') return () => spanContext;
+          if (method === 'isRecording') return () => true;
+          if (typeof method !== 'string' || method === 'then') return undefined;
+          return (...args: unknown[]) => {
+            calls.push({ method, args });
+            return span;
+          };
+        },
+      },
+    );
+    const fakeTracer = {
+      startSpan: (...args: unknown[]) => {
+        calls.push({ method: 'startSpan', args });
+        return span;
+      },
+      startActiveSpan: () => {
+        throw new Error('not used');
+      },
+    } as unknown as Tracer;
+    const { run } = await setup([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'sorry' }], {
+      tools: [failing],
+      tracing: otelTracing({ tracer: fakeTracer }),
+    });
+    await run();
+    expect(everything(calls)).not.toContain(API_KEY);
+    const recorded = calls.filter((call) => call.method === 'recordException');
+    expect(recorded).toHaveLength(1);
+    const exception = recorded[0]?.args[0];
+    expect(exception).not.toBe(thrown);
+    expect(Object.getPrototypeOf(exception)).toBe(Object.prototype);
+    expect(exception).toEqual({
+      name: 'AxiosError',
+      message: 'Request failed with status code 401',
+      stack: thrown.stack,
+      code: 'ERR_BAD_REQUEST',
+    });
+    expect(calls.map((call) => call.method)).toContain('setStatus');
+  });
+
+  it('hands a tracing of your own no field of a tool’s error but name, message, stack and code', async () => {
+    const thrown = Object.assign(new Error('Request failed with status code 401'), {
+      code: 401,
+      config: { headers: { Authorization: `Bearer ${API_KEY}` } },
+    });
+    const failing = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      execute: () => {
+        throw thrown;
+      },
+    });
+    const handed: unknown[] = [];
+    const { run } = await setup([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'sorry' }], {
+      tools: [failing],
+      tracing: {
+        startCall: (call) => {
+          handed.push(call);
+          return {
+            event: (...args) => handed.push(args),
+            run: (fn) => fn(),
+            end: (result) => handed.push(result),
+          };
+        },
+      },
+    });
+    await run();
+    expect(everything(handed)).not.toContain(API_KEY);
+    const ended = handed.at(-1) as TracedResult;
+    expect(ended.status).toBe('error');
+    expect(ended.error).toEqual({
+      name: 'Error',
+      message: 'Request failed with status code 401',
+      stack: thrown.stack,
+      code: 401,
+    });
   });
 
   it('records the approval asked of the local approver and its decision as events', async () => {

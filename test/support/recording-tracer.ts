@@ -10,9 +10,9 @@ export function recordingTracer(): { tracing: ToolTracing; seen: unknown[] } {
         run: (fn) => fn(),
         end: (result) => {
           const error =
-            result.error instanceof Error
-              ? { message: result.error.message, stack: result.error.stack }
-              : undefined;
+            result.error === undefined
+              ? undefined
+              : { message: result.error.message, stack: result.error.stack };
           seen.push({ arguments: call.arguments(), output: result.output, error });
         },
       };
