@@ -9,7 +9,7 @@ import { z } from 'zod/mini';
 import { OptionsError } from '../src/errors';
 import { jsonSyntaxError } from '../src/json-syntax';
 import { MAX_TIMEOUT_MS } from '../src/limits';
-import { displayUrl } from '../src/logger';
+import { displayUrl, secretScrubber } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';
 import { ModelError } from './model';
 import { type Attempts, failure, messageOf, type OpenAIConstructor } from './openai-errors';
@@ -24,7 +24,8 @@ export interface OpenAIChatModelOptions {
   baseURL: string;
   /**
    * Sent as `Authorization: Bearer <apiKey>` when given (no `Authorization` header otherwise; the environment is
-   * never read for it). Never logged, and scrubbed from every error message.
+   * never read for it). Never logged, and scrubbed from every error message (a key shorter than 4 characters
+   * only where a message is it entirely, as a `Client` does: `bad key` keeps its `k`).
    */
   apiKey?: string;
   /** Model name used when the agent names none (`agent.model` wins). */
@@ -97,10 +98,8 @@ export function openAIChatModel(options: OpenAIChatModelOptions): Model {
   const settings = checkOptions(options);
   // Messages reach the run's transcript and the client: credentials in the URL stay out of them.
   const endpoint = displayUrl(`${settings.baseURL}/chat/completions`);
-  const scrub = (text: string) =>
-    options.apiKey === undefined || options.apiKey === ''
-      ? text
-      : text.replaceAll(options.apiKey, '[redacted]');
+  // As a `Client` treats its key: one shorter than SHORT_SECRET characters only where a text is it entirely.
+  const scrub = secretScrubber([options.apiKey]);
   return {
     info: {
       kind: 'openai-compatible',

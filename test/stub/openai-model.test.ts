@@ -405,6 +405,16 @@ describe('openAIChatModel: failures, retries and timeouts', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('leaves the words of a message whole with a key shorter than 4 characters, as a Client does', async () => {
+    serve(() => json({ error: { message: 'bad key' } }, { status: 401, statusText: 'Unauthorized' }));
+    const error = await failure(model({ apiKey: 'k' }).nextTurn(request()));
+    expect(error).toMatchObject({
+      code: 'model_http_error',
+      message: `model request to ${ENDPOINT} failed: HTTP 401 Unauthorized: {"error":{"message":"bad key"}}`,
+    });
+    expect(seen[0]?.authorization).toBe('Bearer k');
+  });
+
   it('refuses, as OpenAI does, a tool whose parameters are a union at the top level, sending nothing', async () => {
     serve(() => sse(textChunks('never')));
     const union = {
