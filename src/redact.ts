@@ -261,8 +261,13 @@ export class Redactor {
   #whole: ReadonlySet<string> = new Set();
   /** Every string rule as written (longest first), or none. */
   #literal: RegExp | undefined;
-  /** Every string rule in every form, or none; used only on text that holds a `\` or a `%`. */
+  /**
+   * Every string rule in every form, or none; used only on text that holds a `\` or a `%`, or a `+` when a rule
+   * holds a space ({@link Redactor.#plusForm}).
+   */
   #encoded: RegExp | undefined;
+  /** Whether a string rule holds a space, which a form-encoded text writes `+` (no `\` or `%` to tell it by). */
+  #plusForm = false;
   /** The byte encodings of the string rules long enough to have them ({@link byteForms}), or none. */
   #byteForms: string[] = [];
   /** The length of the shortest of {@link Redactor.#byteForms}: a shorter text holds none. */
@@ -308,6 +313,7 @@ export class Redactor {
       }
     }
     this.#strings = [...strings].sort((a, b) => b.length - a.length);
+    this.#plusForm = this.#strings.some((secret) => secret.includes(' '));
     this.#literal = undefined;
     this.#encoded = undefined;
     this.#byteForms = [...new Set(this.#strings.flatMap(byteForms))];
@@ -469,7 +475,10 @@ export class Redactor {
    * replaced once (so that a rule replaced first cannot break another's match and leave part of it behind).
    */
   #pass(text: string): string {
-    const strings = text.includes('\\') || text.includes('%') ? this.#encoded : this.#literal;
+    const strings =
+      text.includes('\\') || text.includes('%') || (this.#plusForm && text.includes('+'))
+        ? this.#encoded
+        : this.#literal;
     if (this.#patterns.length === 0) {
       // String rules alone (the API key, `redact` strings): nearly every text holds none, and is let through
       // after one scan, without the lists of rules and spans.

@@ -44,6 +44,14 @@ describe('Redactor', () => {
     ).toBe(`next=https%253A%252F%252Fx%252F%253Fk%253D${REDACTED}`);
   });
 
+  it('finds a secret with spaces form-encoded (+ for each space) in a text with no % or backslash', () => {
+    const redactor = new Redactor(['my key has spaces']);
+    expect(redactor.text('q=my+key+has+spaces&x=1')).toBe(`q=${REDACTED}&x=1`);
+    expect(redactor.text('"my+key+has+spaces"')).toBe(`"${REDACTED}"`);
+    // A secret without a space: a plus stays a plus.
+    expect(new Redactor(['sk+live']).text('a+b sk+live')).toBe(`a+b ${REDACTED}`);
+  });
+
   it('finds a secret a tool wrote as base64, base64url or hex inside a text, at any alignment', () => {
     const secret = 'sk-live-0123456789abcdef';
     const redactor = new Redactor([secret]);
