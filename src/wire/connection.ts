@@ -584,11 +584,15 @@ export class Connection {
         const message = `cannot reach ${url} after ${attempts}: ${error.message}${refusedHint(error)}`;
         this.#fail(new ConnectionError('unreachable', message, { cause: error }));
       } else {
-        if (this.#failed === 1)
+        if (this.#failed === 1) {
+          // `connect({ maxAttempts })` (or `reconnect.maxAttempts`) may end it before `connectTimeoutMs`.
+          const max = this.#connectMaxAttempts;
+          const limit = Number.isFinite(max) ? `${max} attempts or ` : '';
           this.#options.retryNotice?.warn(
             { code: error.code },
-            `connection attempt 1 failed: ${error.message}${refusedHint(error)}; trying again until connect() gives up after ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); give the client a logger to see every attempt`,
+            `connection attempt 1 failed: ${error.message}${refusedHint(error)}; trying again until connect() gives up after ${limit}${this.#options.connectTimeoutMs} ms (connectTimeoutMs); give the client a logger to see every attempt`,
           );
+        }
         this.#scheduleReconnect();
       }
     } else if (policy === false || (!this.#draining && this.#failed >= policy.maxAttempts)) {

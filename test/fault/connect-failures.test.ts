@@ -382,6 +382,16 @@ describe('a client given no logger, whose first attempt fails', () => {
     expect(logger.lines.filter((line) => line.level === 'warn')).toHaveLength(3);
   });
 
+  it('names the attempts connect() gives up after, when it has a number of them', async () => {
+    const written = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    onTestFinished(() => written.mockRestore());
+    const worker = client(url, { reconnect: FAST, WebSocket: refusing });
+    await rejection(worker.connect({ maxAttempts: 3 }));
+    expect(written.mock.calls.map((call) => call.map(String).join(' '))).toEqual([
+      '[toolwire] warn connection attempt 1 failed: ws://127.0.0.1:1/v1/ws?[redacted]: connection refused (failed to connect to WebSocket: tcp connect error: Connection refused (os error 111)); nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url; trying again until connect() gives up after 3 attempts or 30000 ms (connectTimeoutMs); give the client a logger to see every attempt {"code":"connection_refused"}',
+    ]);
+  });
+
   it('says nothing when connect() gives up at that attempt (its rejection says it)', async () => {
     const written = vi.spyOn(console, 'warn').mockImplementation(() => {});
     onTestFinished(() => written.mockRestore());
