@@ -33,9 +33,10 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 151, calls: 197 } as cons
  * name, a key in a mistyped `url` or a quoted fragment kept out of errors); 83,096 B on the stop of 2026-12-07's
  * afternoon (+348 B: the one line a client with no logger prints when `connect()`'s first attempt fails +124 B; the
  * heartbeat's frames on the decoder's fast path, and the regular frames decoded at load so that a lone `ack` or a
- * `pong` does not throw the optimised decoder away +167 B; the rest in the redactor's twice-encoded forms).
+ * `pong` does not throw the optimised decoder away +167 B; the rest in the redactor's twice-encoded forms); 83,207 B
+ * at the end of that stop (+111 B: the redactor's form-encoded spaces, and an escape's backslash percent-encoded).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 83_200;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 83_456;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

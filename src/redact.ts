@@ -57,17 +57,21 @@ export const percentTwiceAtoms = (char: string): string[] =>
 const percentForm = (char: string): string =>
   `(?:${percentAtoms(char).join('')}|${percentTwiceAtoms(char).join('')})`;
 
+/** A backslash percent-encoded, once or twice (`%5C`, `%255C`). */
+export const PERCENT_BACKSLASH = '%(?:25)?5[cC]';
+
 /**
  * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
- * 8 or 16 for a backslash). Bounded, so that a text of many backslashes costs linear time, never quadratic.
+ * 8 or 16 for a backslash), as written or percent-encoded (a text escaped, then percent-encoded: `\/` as `%5C%2F`).
+ * Bounded, so that a text of many backslashes costs linear time, never quadratic.
  */
-export const ESCAPE = '\\\\{1,16}';
+export const ESCAPE = `(?:\\\\{1,16}|(?:${PERCENT_BACKSLASH}){1,16})`;
 
 /**
  * A match starts at the first backslash of a run, never inside it: without this, every position of a long run
  * of backslashes would be tried (quadratic time on a text of backslashes).
  */
-const AT_RUN_START = '(?<!\\\\)';
+const AT_RUN_START = `(?<!\\\\|${PERCENT_BACKSLASH})`;
 /** {@link ESCAPE} for the first unit of a secret. */
 const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
 
@@ -90,7 +94,11 @@ function unitForms(unit: number, lead: string): string {
 export function unitAtoms(unit: number, lead: string): string[][] {
   const forms = [[escapeRegExp(String.fromCharCode(unit))]];
   const short = SHORT_ESCAPES[unit];
-  if (short !== undefined) forms.push([lead, escapeRegExp(short)]);
+  if (short !== undefined) {
+    forms.push([lead, escapeRegExp(short)]);
+    // `\"` and `\/` percent-encoded: the character after the backslash is encoded too.
+    if (!/[a-z]/.test(short)) forms.push([lead, ...percentAtoms(short)], [lead, ...percentTwiceAtoms(short)]);
+  }
   forms.push([lead, 'u', ...hexDigits(unit, 4)]);
   if (unit < 0xd800 || unit > 0xdfff) {
     forms.push(
@@ -113,7 +121,7 @@ export function backslashRun(count: number, lead: string): string {
   const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%(?:25)?5[cC])`;
   const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%(?:25)?5[cC])`;
   const start = lead === ESCAPE ? '' : AT_RUN_START;
-  return `(?:${start}\\\\{${count},${count * 16}}|${first}${each}{${count - 1}})`;
+  return `(?:${start}\\\\{${count},${count * 16}}|${start}(?:${PERCENT_BACKSLASH}){${count},${count * 16}}|${first}${each}{${count - 1}})`;
 }
 
 /**

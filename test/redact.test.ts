@@ -24,6 +24,25 @@ describe('Redactor', () => {
     }
   });
 
+  it("finds a secret escaped and then percent-encoded: an escape's backslash written %5C or %255C", () => {
+    const key = 'sk-AbC/dEf+gHi=jKl"q';
+    const redactor = new Redactor([key]);
+    const slashEscaped = key.replaceAll('/', '\\/');
+    for (const text of [
+      encodeURIComponent(slashEscaped),
+      encodeURIComponent(encodeURIComponent(slashEscaped)),
+      encodeURIComponent(JSON.stringify(key).slice(1, -1)),
+      encodeURIComponent(JSON.stringify(JSON.stringify(key).slice(1, -1)).slice(1, -1)),
+      encodeURIComponent(key.replaceAll('/', '\\u002f')),
+      encodeURIComponent(slashEscaped).replace(/%[0-9A-F]{2}/g, (byte) => byte.toLowerCase()),
+    ]) {
+      expect(redactor.text(`<${text}>`), text).toBe(`<${REDACTED}>`);
+    }
+    // A run of encoded backslashes with no secret after it is left as it is, and costs linear time.
+    const run = `${'%5C'.repeat(20_000)}sk-AbC`;
+    expect(redactor.text(run)).toBe(run);
+  });
+
   it('finds a secret percent-encoded twice (a URL inside a URL), in any mix with the other forms', () => {
     const secret = 'a"b\\c\nd é😀 sk+/=';
     const redactor = new Redactor([secret]);

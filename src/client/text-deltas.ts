@@ -12,7 +12,15 @@
  *
  * @module
  */
-import { backslashRun, ESCAPE, hexDigits, percentAtoms, percentTwiceAtoms, unitAtoms } from '../redact';
+import {
+  backslashRun,
+  ESCAPE,
+  hexDigits,
+  PERCENT_BACKSLASH,
+  percentAtoms,
+  percentTwiceAtoms,
+  unitAtoms,
+} from '../redact';
 
 /** What redacts the deltas: the client's redactor. */
 export interface StreamRedactor {
@@ -44,6 +52,8 @@ const sticky = (pattern: string) => new RegExp(pattern, 'y');
 function form(atoms: readonly string[], advance = 1): Form {
   let start = '';
   for (let i = atoms.length - 2; i >= 0; i--) start = `${atoms[i]}${start === '' ? '' : `(?:${start})?`}`;
+  // An escape's backslash percent-encoded (`%5C`, `%255C`), cut inside its last one.
+  if (atoms[0] === ESCAPE) start = `${start}|(?:${PERCENT_BACKSLASH})*%(?:2(?:55?)?|5)?`;
   return {
     whole: sticky(atoms.join('')),
     start: start === '' ? undefined : sticky(`(?:${start})$`),

@@ -41,6 +41,14 @@ describe('a run’s text deltas, redacted as one stream', () => {
     expect(streamed(['"\\\\\\"sk-live', '-4242\\\\\\""'])).toEqual(['"\\\\\\"', '[redacted]\\\\\\""']);
   });
 
+  it('hold a key escaped then percent-encoded, split inside the encoded backslash', () => {
+    const stream = new TextDeltas(clientRedactor('sk/live-4242', []));
+    const deltas = ['u=sk%5', 'C%2Flive-4242&', 'v=sk%25', '5C%252Flive-4242&'];
+    const out = deltas.map((delta) => stream.delta('r1', 1, delta).now);
+    expect(out.join('') + (stream.end('r1')?.delta ?? '')).toBe('u=[redacted]&v=[redacted]&');
+    expect(out[0]).toBe('u=');
+  });
+
   it('hold a key percent-encoded twice, split inside an escape', () => {
     expect(streamed(['u=sk%252', 'Dlive-4242&'])).toEqual(['u=', '[redacted]&']);
     expect(streamed(['u=sk%25', '2Dlive%25', '2D4242&'])).toEqual(['u=', '', '[redacted]&']);
