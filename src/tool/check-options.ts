@@ -87,8 +87,9 @@ function article(noun: string): string {
 /**
  * A short description of a value for a message: a string quoted (cut past 80 characters), a number, boolean,
  * `null` or `undefined` as written, a RegExp as its literal; a function, array or object by kind only
- * (`a function`, `an array of 2 items`, `an object`, `a Map`), never its contents. `redact` scrubs the text of
- * the value first (a string before it is cut, so a cut cannot leave the start of a secret).
+ * (`a function`, `an array of 2 items`, `an object`, `a Map`), never its contents; never throws (a Proxy whose
+ * traps throw is `an unreadable object`). `redact` scrubs the text of the value first (a string before it is cut,
+ * so a cut cannot leave the start of a secret).
  */
 export function describeValue(value: unknown, redact: Redact = keep): string {
   switch (typeof value) {
@@ -107,10 +108,15 @@ export function describeValue(value: unknown, redact: Redact = keep): string {
       return 'a function';
     case 'object': {
       if (value === null) return 'null';
-      if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
-      if (value instanceof RegExp) return redact(String(value));
-      const kind = Object.getPrototypeOf(value)?.constructor?.name;
-      return typeof kind === 'string' && kind !== '' && kind !== 'Object' ? article(kind) : 'an object';
+      try {
+        if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+        if (value instanceof RegExp) return redact(String(value));
+        const kind = Object.getPrototypeOf(value)?.constructor?.name;
+        return typeof kind === 'string' && kind !== '' && kind !== 'Object' ? article(kind) : 'an object';
+      } catch {
+        // A Proxy whose traps throw, or a revoked one.
+        return 'an unreadable object';
+      }
     }
     default:
       return redact(String(value));
@@ -145,12 +151,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * `true` for an object written as `{ … }`, the only kind an options object may be: its prototype is
  * `Object.prototype` (of any realm: an object from an iframe or a `vm` context counts) or `null`
- * (`Object.create(null)`). An array, a `URL`, a `Map`, a string or a class's instance is not one.
+ * (`Object.create(null)`). An array, a `URL`, a `Map`, a string or a class's instance is not one. Never throws.
  */
 export function isOptionsObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === null || Object.getPrototypeOf(proto) === null;
+  try {
+    const proto: unknown = Object.getPrototypeOf(value);
+    return proto === null || Object.getPrototypeOf(proto) === null;
+  } catch {
+    // A Proxy whose `getPrototypeOf` trap throws: not an options object (`options must be an object, got …`).
+    return false;
+  }
 }
 
 /** Throws the owner's error for a fault no single rule sees (two options in conflict, a duplicate). */

@@ -8,6 +8,7 @@ import {
   aString,
   checkOptions,
   describeValue,
+  isOptionsObject,
   type OptionsSpec,
   suggest,
 } from '../../src/tool/check-options';
@@ -181,5 +182,31 @@ describe('describeValue', () => {
     [new (class Usage {})(), 'a Usage'],
   ])('describes %s as %s', (value, shown) => {
     expect(describeValue(value)).toBe(shown);
+  });
+});
+
+describe('a Proxy whose traps throw, given as options', () => {
+  const hostile = new Proxy(
+    {},
+    {
+      getPrototypeOf() {
+        throw new Error('trap');
+      },
+    },
+  );
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+
+  it('is no options object, and is described by kind alone: neither throws', () => {
+    for (const value of [hostile, revoked]) {
+      expect(isOptionsObject(value)).toBe(false);
+      expect(describeValue(value)).toBe('an unreadable object');
+    }
+  });
+
+  it("is refused as options with the owner's error, not the trap's", () => {
+    expect(check(hostile)).toThrow(
+      new OptionsError('invalid_options', 'demo(): options must be an object, got an unreadable object'),
+    );
   });
 });
