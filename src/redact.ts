@@ -118,8 +118,8 @@ export function unitAtoms(unit: number, lead: string): string[][] {
  * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c`, `%5C` or `%255C`.
  */
 export function backslashRun(count: number, lead: string): string {
-  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%(?:25)?5[cC])`;
-  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%(?:25)?5[cC])`;
+  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|${PERCENT_BACKSLASH})`;
+  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|${PERCENT_BACKSLASH})`;
   const start = lead === ESCAPE ? '' : AT_RUN_START;
   return `(?:${start}\\\\{${count},${count * 16}}|${start}(?:${PERCENT_BACKSLASH}){${count},${count * 16}}|${first}${each}{${count - 1}})`;
 }

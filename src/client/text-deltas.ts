@@ -73,7 +73,7 @@ function parts(secret: string): Part[] {
       i += run;
       // As written (counted in the text), or each backslash escaped; any beginning of either.
       const escaped = backslashRun(run, ESCAPE).replace(/^\(\?:[^|]*\|/, '(?:');
-      const begins = '(?:\\\\|u005[cC]|x5[cC]|%(?:25)?5[cC])*(?:u0{0,2}5?|x5?|%5?|%2(?:55?)?)?$';
+      const begins = `(?:\\\\|u005[cC]|x5[cC]|${PERCENT_BACKSLASH})*(?:u0{0,2}5?|x5?|%5?|%2(?:55?)?)?$`;
       out.push({
         forms: [{ whole: sticky(escaped), start: sticky(begins), advance: 1 }],
         run,

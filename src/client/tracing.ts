@@ -104,9 +104,13 @@ export interface TracedResult {
  * redacted. `code` only when the error's is a string or a number.
  */
 export interface TracedError {
+  /** The error's `name` (`'TypeError'`, a library's own class name). */
   name: string;
+  /** Its `message`, redacted. */
   message: string;
+  /** Its `stack` as the runtime wrote it, redacted; absent when it had none that is a string. */
   stack?: string;
+  /** Its `code` (`'ECONNRESET'`, an HTTP status); absent when it had none, or one that is no string or number. */
   code?: string | number;
 }
 

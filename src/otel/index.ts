@@ -189,7 +189,8 @@ function spanTrace(
       if (result.reason !== undefined) span.setAttribute('toolwire.call.reason', result.reason);
       // A person declining the call is an outcome the app asked for, not an error of the call.
       if (result.status !== 'ok' && result.reason !== 'declined') {
-        const thrown = exceptionOf(result.error);
+        // Already a plain object of the thrown error's name, message, stack and code, redacted (../client/tracing.ts).
+        const thrown = result.error;
         span.setAttribute('error.type', errorType(result.status, thrown));
         if (thrown !== undefined) span.recordException(thrown);
         const message = thrown?.message || result.output;
@@ -198,26 +199,6 @@ function spanTrace(
       span.end();
     },
   };
-}
-
-/**
- * What the span records of what a tool threw: a new plain object of the `name`, `message`, `stack` and `code` the
- * client handed on ({@link TracedResult.error}, redacted), so that `recordException` and a span processor or
- * exporter behind it get nothing else; `undefined` when there is none (the status message is then the result's
- * text). Never throws.
- */
-function exceptionOf(thrown: TracedError | undefined): TracedError | undefined {
-  if (typeof thrown !== 'object' || thrown === null) return undefined;
-  try {
-    const { name, message, stack, code } = thrown;
-    if (typeof name !== 'string' || typeof message !== 'string') return undefined;
-    const exception: TracedError = { name, message };
-    if (typeof stack === 'string') exception.stack = stack;
-    if (typeof code === 'string' || typeof code === 'number') exception.code = code;
-    return exception;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

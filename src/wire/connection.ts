@@ -566,9 +566,9 @@ export class Connection {
     this.#failed += 1;
     const { error, fatal } = failure;
     this.#lastFailure = error;
+    const failedText = `connection attempt ${this.#failed} failed: ${error.message}`;
     if (!reported) {
-      const message = `connection attempt ${this.#failed} failed: ${error.message}`;
-      this.#options.logger.warn({ attempt: this.#failed, code: error.code }, message);
+      this.#options.logger.warn({ attempt: this.#failed, code: error.code }, failedText);
       this.#guard(() => this.#options.onError(error));
     }
     const policy = this.#options.reconnect;
@@ -590,7 +590,7 @@ export class Connection {
           const limit = Number.isFinite(max) ? `${max} attempts or ` : '';
           this.#options.retryNotice?.warn(
             { code: error.code },
-            `connection attempt 1 failed: ${error.message}${refusedHint(error)}; trying again until connect() gives up after ${limit}${this.#options.connectTimeoutMs} ms (connectTimeoutMs); give the client a logger to see every attempt`,
+            `${failedText}${refusedHint(error)}; trying again until connect() gives up after ${limit}${this.#options.connectTimeoutMs} ms (connectTimeoutMs); give the client a logger to see every attempt`,
           );
         }
         this.#scheduleReconnect();

@@ -110,14 +110,12 @@ export class Heartbeat {
   heard(): number | undefined {
     // Every frame passes here: the real clock is read directly (the same global, looked up now).
     const clock = this.#clock;
+    this.#unansweredSince = undefined;
     if (clock === systemClock) {
-      const now = performance.now();
-      this.#lastHeard = now;
-      this.#unansweredSince = undefined;
-      return now;
+      this.#lastHeard = performance.now();
+      return this.#lastHeard;
     }
     this.#lastHeard = clock.now();
-    this.#unansweredSince = undefined;
     return undefined;
   }
 
