@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Client, tool } from '../src/node';
+import { BENCH_API_KEY } from './subjects/harness';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const argv = process.argv.slice(2);
@@ -132,7 +133,7 @@ async function toolwire(url: string): Promise<() => void> {
     parameters: z.object({ a: z.number(), b: z.number() }),
     execute: ({ a, b }) => answer(a, b),
   });
-  const client = new Client({ url, apiKey: 'alloc', tools: [add], reconnect: false });
+  const client = new Client({ url, apiKey: BENCH_API_KEY, tools: [add], reconnect: false });
   await client.connect();
   return () => void client.close({ drain: false });
 }

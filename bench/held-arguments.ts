@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Client, tool } from '../src/node';
+import { BENCH_API_KEY } from './subjects/harness';
 
 const CALLS = Number(process.argv[2] ?? 60);
 const SHAPE = process.argv[3] ?? 'objects';
@@ -94,7 +95,7 @@ const hang =
         });
 const client = new Client({
   url,
-  apiKey: 'held-arguments',
+  apiKey: BENCH_API_KEY,
   tools: [hang],
   reconnect: false,
   maxConcurrency: 16,

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Client, tool } from '../src/node';
+import { BENCH_API_KEY } from './subjects/harness';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const WARMUP_CALLS = 500;
@@ -56,7 +57,7 @@ const add = tool({
   parameters: z.object({ a: z.number(), b: z.number() }),
   execute: ({ a, b }) => String(a + b),
 });
-const client = new Client({ url, apiKey: 'trip', tools: [add], reconnect: false });
+const client = new Client({ url, apiKey: BENCH_API_KEY, tools: [add], reconnect: false });
 await client.connect();
 const [socket] = server.clients;
 

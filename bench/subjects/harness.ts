@@ -8,6 +8,13 @@ import { writeHeapSnapshot } from 'node:v8';
 import { announce, serve } from '../lib/ipc';
 
 /** A subject's resource snapshot: cumulative CPU time (µs) and memory (bytes). */
+/**
+ * The API key of every toolwire client the bench makes: 51 characters, as long as an OpenAI key (`sk-` and 48;
+ * project keys are longer). A client looks for its key in every text it sends; a text shorter than the key cannot
+ * hold it, so a short key would have the bench count a search on every short output that no real worker makes.
+ */
+export const BENCH_API_KEY = 'sk-bench-0123456789abcdefghijklmnopqrstuvwxyzABCDEF';
+
 export interface Mark {
   cpuUs: number;
   rss: number;

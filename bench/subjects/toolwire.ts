@@ -7,7 +7,7 @@
  * @module
  */
 import { Client } from '../../src/node';
-import { argument, exitWithParent, Holds, runHarness } from './harness';
+import { argument, BENCH_API_KEY, exitWithParent, Holds, runHarness } from './harness';
 import { benchTools } from './tools';
 
 exitWithParent();
@@ -18,7 +18,7 @@ const maxConcurrency = argument('max-concurrency');
 const connectStarted = performance.now();
 const client = new Client({
   url: argument('url')!,
-  apiKey: 'bench',
+  apiKey: BENCH_API_KEY,
   tools,
   reconnect: false,
   ...(maxConcurrency === undefined ? {} : { maxConcurrency: Number(maxConcurrency) }),
