@@ -222,7 +222,7 @@ const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[
 ];
 
 /** The concept of `input` ({@link CONCEPTS}). */
-function conceptOf(input: string): string {
+export function conceptOf(input: string): string {
   const path = input.replace(/^src\//, '').replace(/\.(ts|js|mjs)$/, '');
   let named = 'other';
   for (const [concept, files] of CONCEPTS) {
