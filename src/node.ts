@@ -29,8 +29,8 @@ import { valibotAdapter } from './tool/schema/valibot';
 import * as validation from './tool/schema/validator';
 import { type Zod3Converter, zod3Part } from './tool/schema/zod3';
 import { NotStrict, strictSchema } from './tool/strict';
-import { registerNodeWebSocket } from './wire/transport';
-import { loadWs } from './wire/ws';
+import { registerNodeWebSocket, registerWsWriter } from './wire/transport';
+import { loadWs, wsWriter } from './wire/ws';
 
 // zod 3's converter (and the copy of zod 3 it imports) is loaded by the first zod 3 schema, not at start-up; unless
 // `toolwire/zod3` was imported first, which brought it with the program (a bundled program needs that).
@@ -52,6 +52,8 @@ registerSocketQuestions(socketQuestions);
 registerTracing(tracing);
 // In Node, `ws` whether or not the runtime has a global WebSocket (Bun and Deno keep theirs: src/wire/transport.ts).
 registerNodeWebSocket(loadWs);
+// And frames written on `ws` sockets by `ws`'s own sender (src/wire/ws.ts `wsWriter`).
+registerWsWriter(wsWriter);
 
 export * from './index';
 

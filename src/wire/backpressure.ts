@@ -262,11 +262,14 @@ export class Backpressure {
     return (this.#heldPong === undefined ? 0 : 1) + this.#heldBusy.size;
   }
 
-  /** A frame of `text` was written. May drop the socket (see {@link BackpressureOptions.overflow}). */
-  wrote(text: string): void {
+  /**
+   * A frame of `bytes` bytes (its text in UTF-8, as the socket counted it) was written. May drop the socket (see
+   * {@link BackpressureOptions.overflow}).
+   */
+  wrote(bytes: number): void {
     const options = this.#options;
     if (options.countsOwn) {
-      this.#written += utf8Length(text);
+      this.#written += bytes;
       // Ask for a proof of reading before the soft limit is reached, one at a time.
       if (this.#written - this.#confirmed >= options.softLimitBytes / 2 && this.#probeAt <= this.#confirmed) {
         // No probe from inside the probe's own write. A count past every byte written, not Infinity: a field that

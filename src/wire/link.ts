@@ -767,14 +767,15 @@ export class Link {
   /** Puts one frame's text on the socket. A socket that throws is dropped, after the throw is logged and reported. */
   #transmit(text: string, type: string, frame?: ClientFrame): boolean {
     if (this.#closed) return false;
-    const failure = this.#transport.send(text);
-    if (failure === undefined) {
+    const sent = this.#transport.send(text);
+    if (typeof sent === 'number') {
       if (frame !== undefined && text.length > (this.#largest?.length ?? 0))
         this.#largest = { frame, length: text.length };
       // May drop the socket (a service that does not read): the frame stays where it came from (the outbox).
-      this.#budget.wrote(text);
+      this.#budget.wrote(sent);
       return true;
     }
+    const failure = sent;
     const error = new ConnectionError(
       'send_failed',
       `a ${type} frame could not be sent (the socket threw: ${describeThrown(failure.thrown)}); the socket is dropped and the client reconnects`,

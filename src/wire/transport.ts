@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { utf8Length } from '../utf8';
 import { SUBPROTOCOL } from './protocol';
 
 /** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
@@ -62,10 +63,10 @@ export interface Transport {
   /** The subprotocol the service selected once open (`''` for none); `undefined` if the runtime does not say. */
   readonly protocol: string | undefined;
   /**
-   * Sends one text frame. Returns `undefined` when the frame was handed to the socket (or the socket is already
-   * closing: its close follows), or what the socket threw. Never throws.
+   * Sends one text frame. Returns its size in UTF-8 bytes when the frame was handed to the socket (or the socket is
+   * already closing: its close follows), or what the socket threw. Never throws.
    */
-  send(text: string): SendFailure | undefined;
+  send(text: string): number | SendFailure;
   /**
    * Sets the largest frame accepted from now on, in bytes. `ws` then closes the socket with 1009 before reading a
    * larger frame; other runtimes have no such limit (the frame decoder checks the size on receipt).
@@ -180,6 +181,42 @@ export function chooseWebSocket(
 
 function globalWebSocket(): WebSocketConstructor | undefined {
   return (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+}
+
+/** `ws`'s `Sender` (ws 8): the framing of a socket's frames and their writing. */
+export interface WsSender {
+  /** 0 while nothing waits (no compression or Blob underway): a frame is written at once. */
+  _state: unknown;
+  _generateMask?: unknown;
+  _maskBuffer?: unknown;
+  sendFrame(list: Uint8Array[]): void;
+}
+
+/** The `Sender` class: its static `frame` makes a frame's header and masked payload. */
+export interface WsSenderClass {
+  frame(data: string, options: object): Uint8Array[];
+}
+
+/** How a `ws` socket's frames are written here: its sender, and the options of a client's text frame. */
+export interface WsWriter {
+  sender: WsSender;
+  Sender: WsSenderClass;
+  options: object;
+}
+
+/**
+ * How a `ws` socket's frames are written without its `send` (./ws.ts `wsWriter`, registered by the Node entry:
+ * browsers never load it); `undefined`: by `send`.
+ */
+let wsWriterOf: ((socket: WebSocketLike) => WsWriter | null) | undefined;
+
+/** Makes `of` the way frames are written on `ws` sockets (see {@link WsWriter}). Returns the one it replaces. */
+export function registerWsWriter(
+  of: ((socket: WebSocketLike) => WsWriter | null) | undefined,
+): ((socket: WebSocketLike) => WsWriter | null) | undefined {
+  const previous = wsWriterOf;
+  wsWriterOf = of;
+  return previous;
 }
 
 /** The part of Node's `net.Socket` used to gather several frames into one write. */
@@ -326,7 +363,10 @@ export function openTransport(
   socket.onopen = () => {
     if (!done) handlers.onOpen();
   };
-  if (events !== undefined && (socket as { binaryType?: unknown }).binaryType === 'nodebuffer') {
+  const isWsSocket = events !== undefined && (socket as { binaryType?: unknown }).binaryType === 'nodebuffer';
+  /** How frames are written on a `ws` socket; `null`: by `send`; `undefined` until the first frame. */
+  let writer: WsWriter | null | undefined;
+  if (isWsSocket) {
     // `ws`'s own event: its `onmessage` wraps each message in a `MessageEvent` (an object and two calls more per
     // frame). With Buffers (the default) a text message is a Buffer of UTF-8 that `ws` has checked.
     events.on('message', (data, isBinary) => {
@@ -391,9 +431,11 @@ export function openTransport(
   // of the transport (its `send`, its `bufferedAmount` twice per result written) is a generic lookup.
   const transport: Omit<Transport, 'bufferedAmount' | 'protocol'> = {
     send(text) {
-      if (done) return undefined;
+      if (done) return utf8Length(text);
       try {
-        if (socket.readyState !== 1) return undefined;
+        if (socket.readyState !== 1) return utf8Length(text);
+        // Known once open: `ws`'s own framing, where it can be used (see `wsWriter`).
+        if (writer === undefined) writer = isWsSocket ? (wsWriterOf?.(socket) ?? null) : null;
         // Frames sent in one task (the results of the calls one read brought in) leave in one write: the TCP
         // socket is corked at the first and uncorked when the task's synchronous work is done.
         if (corked === undefined) {
@@ -405,8 +447,15 @@ export function openTransport(
             void Promise.resolve().then(uncork);
           }
         }
+        // `ws`'s sender while nothing waits (no compression or Blob underway): the frame is written at once.
+        if (writer !== null && writer.sender._state === 0) {
+          const list = writer.Sender.frame(text, writer.options);
+          writer.sender.sendFrame(list);
+          // The frame's header, then its text in UTF-8 (none for an empty text).
+          return list.length === 2 ? (list[1] as Uint8Array).length : 0;
+        }
         socket.send(text);
-        return undefined;
+        return utf8Length(text);
       } catch (thrown) {
         return { thrown };
       }

@@ -182,6 +182,27 @@ describe.each(SHAPES)('a WebSocket whose bufferedAmount is %s', (shape) => {
   });
 });
 
+describe.each(['no bufferedAmount', 'always 0'] as const)(
+  'a WebSocket whose bufferedAmount is %s, written text of several bytes a character',
+  (shape) => {
+    it('counts each frame in UTF-8 bytes, not characters: the hard limit holds', async () => {
+      const service = memoryService(shape, () => true);
+      const { connection: link, disconnects } = connection(service.WebSocket, systemClock, HARD);
+      await link.connect();
+      const stalled = service.sockets[0]!;
+      // 1,000 characters of 3 bytes each (and 4 bytes a pair): a frame of about 3,100 bytes, 1,100 UTF-16 units.
+      const output = `${'€'.repeat(1_000)}${'😀'.repeat(25)}`;
+      let sent = 0;
+      while (disconnects.length === 0 && sent < 100 && link.send(result(`c${sent}`, output))) sent += 1;
+      expect(disconnects).toEqual([{ code: 1008, reason: 'the service is not reading' }]);
+      // Counted in characters, 16 such frames (about 50 kB) would have gone before the hard limit was seen.
+      expect(sent).toBeLessThanOrEqual(Math.ceil(HARD / 3_100));
+      expect(stalled.unreadBytes).toBeLessThanOrEqual(HARD + 3_200);
+      link.close();
+    });
+  },
+);
+
 describe('error frames', () => {
   it(`answers at most ${ERROR_FRAMES_PER_INTERVAL} invalid frames per second, and logs how many went unanswered`, async () => {
     let now = 0;

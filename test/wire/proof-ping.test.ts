@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
+import { utf8Length } from '../../src/utf8';
 import { Backpressure } from '../../src/wire/backpressure';
 
 const SOFT = 1_000;
@@ -31,7 +32,7 @@ function probing() {
   });
   function transmit(text: string): boolean {
     written.push(text);
-    budget.wrote(text);
+    budget.wrote(utf8Length(text));
     return true;
   }
   const pings = () =>

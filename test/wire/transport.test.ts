@@ -1,15 +1,21 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import * as wsModule from 'ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import {
   chooseWebSocket,
   openTransport,
   registerNodeWebSocket,
+  registerWsWriter,
   type SocketFailure,
   upgradeStatus,
   type WebSocketConstructor,
 } from '../../src/wire/transport';
-import { loadWs } from '../../src/wire/ws';
+import { loadWs, wsWriter } from '../../src/wire/ws';
+
+/** `ws`'s `Sender` class (exported, not in its types): its static `frame` frames a text. */
+const WsSender = (wsModule as unknown as { Sender: { frame(text: string, options: object): Uint8Array[] } })
+  .Sender;
 
 /** A WebSocket double that records sends and, like `ws`, has a TCP socket (`_socket`) once open. */
 function fakeSocketClass(log: string[], withTcp: boolean) {
@@ -86,6 +92,152 @@ describe('openTransport', () => {
       await opened;
       await expect.poll(() => messages).toEqual(['first', 'second']);
       expect(chunks).toHaveLength(1); // one write (ws's private `_socket` was found and corked)
+    } finally {
+      for (const client of server.clients) client.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('returns the size of each frame in UTF-8 bytes, whatever the socket', () => {
+    const log: string[] = [];
+    const transport = openTransport(fakeSocketClass(log, true), 'ws://127.0.0.1:1', LIMITS, handlers);
+    expect(transport.send('abc')).toBe(3);
+    expect(transport.send('é€😀')).toBe(2 + 3 + 4);
+    expect(transport.send('\ud800')).toBe(3); // a lone surrogate: U+FFFD
+    expect(log.slice(1)).toEqual(['send abc', 'send é€😀', 'send \ud800']);
+  });
+
+  it.each([
+    ["written by ws's sender (Node)", wsWriter],
+    ['written by send', undefined],
+  ])(
+    'with a real ws socket %s, each frame counts its UTF-8 bytes, whatever its size and header',
+    async (_how, writer) => {
+      const previous = registerWsWriter(writer);
+      onTestFinished(() => {
+        registerWsWriter(previous);
+      });
+      const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+      await new Promise((resolve) => server.once('listening', resolve));
+      const messages: Array<{ text: string; binary: boolean }> = [];
+      server.on('connection', (peer) => {
+        peer.on('message', (data, binary) => messages.push({ text: String(data), binary }));
+      });
+      const { port } = server.address() as AddressInfo;
+      const long = `${'€'.repeat(5_000)}😀`;
+      // Sizes where the frame's header grows (126 and 65,536 bytes of payload), in text of one byte a character or more.
+      const edges = [125, 126, 127, 65_535, 65_536].flatMap((bytes) => [
+        'x'.repeat(bytes),
+        `${'x'.repeat(bytes - 3)}€`,
+        `${'é'.repeat(Math.floor(bytes / 2))}${'x'.repeat(bytes % 2)}`,
+      ]);
+      const frames = ['{"a":1}', '{"a":"é€😀"}', '\ud800x', long, ...edges];
+      const sizes: unknown[] = [];
+      const opened = new Promise<void>((resolve) => {
+        const transport = openTransport(
+          WebSocket as unknown as WebSocketConstructor,
+          `ws://127.0.0.1:${port}`,
+          { ...LIMITS, style: 'ws' },
+          {
+            ...handlers,
+            onOpen: () => {
+              for (const frame of frames) sizes.push(transport.send(frame));
+              resolve();
+            },
+          },
+        );
+      });
+      try {
+        await opened;
+        expect(sizes.slice(0, 4)).toEqual([7, 6 + 9 + 2, 4, 15_004]);
+        expect(sizes.slice(4)).toEqual(edges.map((frame) => Buffer.byteLength(frame)));
+        expect(new Set(sizes.slice(4))).toEqual(new Set([125, 126, 127, 65_535, 65_536]));
+        await expect.poll(() => messages.length).toBe(frames.length);
+        expect(messages).toEqual(
+          ['{"a":1}', '{"a":"é€😀"}', '\ufffdx', long, ...edges].map((text) => ({ text, binary: false })),
+        );
+      } finally {
+        for (const client of server.clients) client.terminate();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  );
+
+  it("writes through send when ws's Sender.frame does not frame as RFC 6455 says (another ws)", () => {
+    /** A socket shaped as a ws 8 socket, its sender's class framing with `frame`. */
+    const socketFramingWith = (frame: (text: string, options: object) => unknown) => {
+      class Sender {
+        static frame = frame;
+        _state = 0;
+        sendFrame() {}
+      }
+      class Socket {
+        _sender = new Sender();
+        extensions = '';
+        send() {}
+        ping() {}
+        terminate() {}
+      }
+      return new Socket() as unknown as Parameters<typeof wsWriter>[0];
+    };
+    const utf8 = (text: string) => new Uint8Array(Buffer.from(text));
+    // Unmasked, one piece, options of another shape, a throw: each would put a wrong frame on the socket.
+    const unmasked = (text: string) => [new Uint8Array([0x81, utf8(text).length]), utf8(text)];
+    expect(wsWriter(socketFramingWith(unmasked))).toBeNull();
+    const merged = (text: string, options: object) => [
+      Buffer.concat(WsSender.frame(text, options) as Uint8Array[]),
+    ];
+    expect(wsWriter(socketFramingWith(merged))).toBeNull();
+    const binary = (text: string, options: object) => WsSender.frame(text, { ...options, opcode: 2 });
+    expect(wsWriter(socketFramingWith(binary))).toBeNull();
+    expect(
+      wsWriter(
+        socketFramingWith(() => {
+          throw new TypeError('options.mask is not a boolean');
+        }),
+      ),
+    ).toBeNull();
+    // ws's own framing, in the same shape of socket: taken.
+    expect(wsWriter(socketFramingWith((text, options) => WsSender.frame(text, options)))).not.toBeNull();
+  });
+
+  it('a ws subclass whose send sees each frame (a recorder) still sees each one, counted', async () => {
+    const previous = registerWsWriter(wsWriter);
+    onTestFinished(() => {
+      registerWsWriter(previous);
+    });
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const messages: string[] = [];
+    server.on('connection', (peer) => peer.on('message', (data) => messages.push(String(data))));
+    const seen: unknown[] = [];
+    class Recording extends WebSocket {
+      override send(data: unknown, ...rest: unknown[]): void {
+        seen.push(data);
+        (super.send as (...args: unknown[]) => void)(data, ...rest);
+      }
+    }
+    const { port } = server.address() as AddressInfo;
+    const sizes: unknown[] = [];
+    const opened = new Promise<void>((resolve) => {
+      const transport = openTransport(
+        Recording as unknown as WebSocketConstructor,
+        `ws://127.0.0.1:${port}`,
+        { ...LIMITS, style: 'ws' },
+        {
+          ...handlers,
+          onOpen: () => {
+            sizes.push(transport.send('{"a":"€"}'));
+            resolve();
+          },
+        },
+      );
+    });
+    try {
+      await opened;
+      expect(seen).toEqual(['{"a":"€"}']);
+      expect(sizes).toEqual([11]);
+      await expect.poll(() => messages).toEqual(['{"a":"€"}']);
     } finally {
       for (const client of server.clients) client.terminate();
       await new Promise((resolve) => server.close(resolve));
