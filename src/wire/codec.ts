@@ -306,17 +306,37 @@ function readable(type: string, value: Record<string, unknown>): { about?: Refus
 /**
  * Whether a frame nests deeper than `MAX_FRAME_DEPTH`. A `tool_call`'s arguments are not walked
  * here: the client walks them anyway, and answers arguments past its own limit with `invalid_arguments`.
+ *
+ * The frame is level 1, so its fields' values are walked to one level less. A list of ids or numbers (a call's
+ * `acks`, an `ack`'s `callIds`: every frame of every call) nests one level and is not walked: the walk
+ * ({@link nestsDeeperThan}, which allocates) has one call site, which V8 leaves out of this function's optimised
+ * code while only such frames come.
  */
 function nestsTooDeep(type: string, value: Record<string, unknown>): boolean {
-  const max = MAX_FRAME_DEPTH;
-  if (type !== 'tool_call') return nestsDeeperThan(value, max);
+  const skipped = type === 'tool_call' ? 'arguments' : undefined;
   for (const key in value) {
     // Most fields are ids, names and numbers: only an object or an array is walked.
     const item = value[key];
-    if (typeof item === 'object' && item !== null && key !== 'arguments' && nestsDeeperThan(item, max - 1))
+    if (
+      typeof item === 'object' &&
+      item !== null &&
+      key !== skipped &&
+      !isFlatList(item) &&
+      nestsDeeperThan(item, MAX_FRAME_DEPTH - 1)
+    )
       return true;
   }
   return false;
+}
+
+/** An array that holds no object or array: one level deep. */
+function isFlatList(value: object): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (typeof item === 'object' && item !== null) return false;
+  }
+  return true;
 }
 
 const isId = (value: unknown): value is string =>

@@ -58,6 +58,36 @@ describe('frame nesting', () => {
     });
   });
 
+  it.each([
+    [
+      'a tool_call unknown field',
+      (data: string) => `{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","x":${data}}`,
+    ],
+    [
+      'a tool_call acks item',
+      (data: string) => `{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","acks":["a",${data}]}`,
+    ],
+    ['an ack callIds item', (data: string) => `{"type":"ack","callIds":["a",${data}]}`],
+    ['an ack arguments field', (data: string) => `{"type":"ack","callId":"c1","arguments":${data}}`],
+  ])('a service frame: %s one level too deep is refused, at the limit accepted', (_, frame) => {
+    // The frame object is level 1; a list's item starts at level 3, any other field's value at level 2.
+    const extra = frame('[]').includes('["a",') ? 2 : 1;
+    const decoded = (levels: number) => decodeServiceFrame(frame(nested(levels)), 10_000_000);
+    // At the limit the depth is not what refuses it (a list of ids with an item of another kind still is refused).
+    expect(decoded(max - extra)).not.toMatchObject({ message: `frame nests deeper than ${max} levels` });
+    expect(decoded(max - extra + 1)).toMatchObject({
+      ok: false,
+      code: 'invalid_frame',
+      message: `frame nests deeper than ${max} levels`,
+    });
+  });
+
+  it('lets through the lists of ids of every call, one level deep', () => {
+    expect(decodeServiceFrame('{"type":"ack","callIds":["a","b"]}').ok).toBe(true);
+    const call = '{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","acks":["a"],"arguments":{}}';
+    expect(decodeServiceFrame(call).ok).toBe(true);
+  });
+
   it('lets a tool_call through whatever its arguments nest (the client answers invalid_arguments)', () => {
     const raw = `{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","arguments":${nested(10_000)}}`;
     const decoded = decodeServiceFrame(raw);
