@@ -745,23 +745,27 @@ function argumentsValidated(
   }
   const input = validated.value.value;
   call.validated(input);
-  if (call.options.argumentsEdited) call.editedArguments = ranWith(input, args);
-  if (checkedBeforeExecute(call)) gated(call, input);
-  else execute(call, input, call.options.approved === true);
+  const { options } = call;
+  if (options.argumentsEdited) call.editedArguments = ranWith(input, args);
+  // Read once: a host's options may be getters (the client's read the call's frame).
+  const { approved } = options;
+  if (checkedBeforeExecute(call, approved)) gated(call, input);
+  else execute(call, input, approved === true);
 }
 
 /**
  * Whether a validated call passes the gate and approval before `execute`: its tool asks for approval (or may) or
  * names the agents that may call it, the host has policies, or a human already rejected it (the service held
  * the call). Any other call goes straight to `execute`: approved when the service says a human approved it.
+ * `approved`: the call's `options.approved`, as its caller read it.
  */
-function checkedBeforeExecute(call: CallState): boolean {
-  const { internals, options } = call;
+function checkedBeforeExecute(call: CallState, approved: boolean | undefined): boolean {
+  const { internals } = call;
   return (
     (internals.needsApproval ?? false) !== false ||
     internals.allowedAgentNames !== undefined ||
-    (options.policies?.length ?? 0) > 0 ||
-    options.approved === false
+    (call.options.policies?.length ?? 0) > 0 ||
+    approved === false
   );
 }
 
