@@ -651,16 +651,13 @@ export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, conte
     call.done(notBegun(tool.name, call.options));
     return;
   }
-  const decoded = decodeArguments(rawArguments);
-  if (!decoded.ok) {
-    const output =
-      decoded.reason === 'not_json'
-        ? notJsonText(tool.name, decoded.detail)
-        : notObjectText(tool.name, decoded.type);
-    call.done({ status: 'invalid_arguments', output });
-    return;
-  }
-  const args = decoded.value;
+  // Arguments that are an object already (a host's decoded frame) are used as they are, as `decodeArguments`
+  // would; anything else is decoded apart, where a failure ends the call.
+  const args =
+    typeof rawArguments === 'object' && rawArguments !== null && !Array.isArray(rawArguments)
+      ? rawArguments
+      : decodedArguments(call, tool, rawArguments);
+  if (args === undefined) return;
   call.validated(args);
   const scanned = scanArguments(args);
   if (scanned === 'too_deep') {
@@ -676,6 +673,18 @@ export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, conte
   } catch (error) {
     call.fail(error);
   }
+}
+
+/** `rawArguments` decoded (`decodeArguments`), or `undefined` once `call` ended `invalid_arguments` for them. */
+function decodedArguments(call: CallRun, tool: Tool, rawArguments: unknown): object | undefined {
+  const decoded = decodeArguments(rawArguments);
+  if (decoded.ok) return decoded.value;
+  const output =
+    decoded.reason === 'not_json'
+      ? notJsonText(tool.name, decoded.detail)
+      : notObjectText(tool.name, decoded.type);
+  call.done({ status: 'invalid_arguments', output });
+  return undefined;
 }
 
 /**
