@@ -14,7 +14,9 @@
  * no hardware cache counters), at `--in-flight 8` (what each of 8 processes has in flight), I1 32 KiB, D1 48 KiB
  * and the last level `--ll 262144,2097152` bytes: the core's 2 MiB L2 whole (1 process) or an eighth of it (8
  * processes taking turns on it). Prints misses per call over `--calls 4000` after a warm-up (the second of two
- * windows), and the functions with the most last-level misses (V8's code named by its /tmp/perf-<pid>.map).
+ * windows), the optimised JavaScript run at least once per 8 calls (in 64-byte cache lines, by source file), and
+ * the functions with the most last-level misses (V8's code named by its /tmp/perf-<pid>.map). `--keep DIR` copies
+ * each callgrind dump there.
  * `--subjects floor,toolwire` picks the subjects. Each process takes ~2 minutes of one core.
  *
  * What it found at 6314462 is in bench/results/procs.md (written by hand: the runs print, nothing is written): about
@@ -28,7 +30,8 @@
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadOptions, LoadResult } from './driver';
@@ -192,6 +195,89 @@ function selfCosts(dump: string): { events: string[]; byFunction: Map<string, nu
   return { events, byFunction };
 }
 
+/**
+ * The optimised JavaScript run at least once per 8 calls (each instruction's count at least `calls / 8`), as the
+ * 64-byte cache lines it spans, by the source file of each function (the bundle's source map names src/ files):
+ * what a wake-up of 8 calls brings into the caches. Inlined code counts to the function it was inlined into.
+ */
+function hotCodeLines(
+  dump: string,
+  calls: number,
+  pid: number,
+): { total: number; byFile: Map<string, number> } {
+  const counts = new Map<number, number>();
+  let address = 0;
+  let callCost = false;
+  for (const line of dump.split('\n')) {
+    if (line.startsWith('calls=')) {
+      callCost = true;
+      continue;
+    }
+    const cost = /^(0x[0-9a-f]+|[+-]\d+|\*) \S+ (\d+)/.exec(line);
+    if (!cost) continue;
+    const at = cost[1]!;
+    if (at.startsWith('0x')) address = Number.parseInt(at, 16);
+    else if (at !== '*') address += Number(at);
+    // The line after `calls=` is the callee's inclusive cost: its address is the call's, its count not this code's.
+    if (callCost) callCost = false;
+    else counts.set(address, (counts.get(address) ?? 0) + Number(cost[2]));
+  }
+  const map = existsSync(`/tmp/perf-${pid}.map`)
+    ? readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(' JS:*'))
+        .map((line) => {
+          const [start, size, ...rest] = line.split(' ');
+          return {
+            start: Number.parseInt(start!, 16),
+            size: Number.parseInt(size!, 16),
+            name: rest.join(' '),
+          };
+        })
+        .sort((a, b) => a.start - b.start)
+    : [];
+  const find = (address: number) => {
+    let low = 0;
+    let high = map.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const entry = map[middle]!;
+      if (address < entry.start) high = middle - 1;
+      else if (address >= entry.start + entry.size) low = middle + 1;
+      else return entry;
+    }
+    return undefined;
+  };
+  const sourceMaps = new Map<string, SourceMap | undefined>();
+  const fileOf = (name: string) => {
+    const at = /(?:file:\/\/)?(\/\S+\.m?js):(\d+):(\d+)$/.exec(name);
+    if (!at) return 'other';
+    const [, bundle, line, column] = at;
+    if (!sourceMaps.has(bundle!))
+      sourceMaps.set(
+        bundle!,
+        existsSync(`${bundle}.map`)
+          ? new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')))
+          : undefined,
+      );
+    const source = sourceMaps.get(bundle!)?.findEntry(Number(line) - 1, Number(column) - 1);
+    const file = source !== undefined && 'originalSource' in source ? source.originalSource : bundle!;
+    return file.replace(/.*\/node_modules\//, 'node_modules/').replace(/.*\/(src|bench)\//, '$1/');
+  };
+  const lines = new Map<string, Set<number>>();
+  for (const [address, count] of counts) {
+    if (count < calls / 8) continue;
+    const entry = find(address);
+    if (entry === undefined) continue;
+    const file = fileOf(entry.name);
+    const set = lines.get(file) ?? new Set<number>();
+    lines.set(file, set);
+    set.add(address >> 6);
+  }
+  const byFile = new Map([...lines].map(([file, set]) => [file, set.size * 64] as [string, number]));
+  return { total: [...byFile.values()].reduce((sum, bytes) => sum + bytes, 0), byFile };
+}
+
 /** Names V8's code by /tmp/perf-<pid>.map: callgrind names code it has no symbol for by its address. */
 function jitNamer(pid: number): (name: string) => string {
   let map: Array<[number, number, string]> = [];
@@ -258,7 +344,11 @@ async function cacheSim(): Promise<void> {
         counter.dispose();
       }
       const last = readdirSync(dir).sort().at(-1)!;
-      const { events, byFunction } = selfCosts(readFileSync(join(dir, last), 'utf8'));
+      const keep = option('keep', '');
+      if (keep !== '') copyFileSync(join(dir, last), join(keep, `${name}-${ll}-${pid}.callgrind`));
+      const dump = readFileSync(join(dir, last), 'utf8');
+      const { events, byFunction } = selfCosts(dump);
+      const code = hotCodeLines(dump, calls, pid!);
       rmSync(dir, { recursive: true, force: true });
       const at = (event: string) => events.indexOf(event);
       const total = (event: string) =>
@@ -266,6 +356,14 @@ async function cacheSim(): Promise<void> {
       const perCall = (event: string) => (total(event) / calls).toFixed(0);
       log(
         `${name} @${inFlight}, LL ${ll / 1024} KiB, per call: ${['Ir', 'I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw'].map((event) => `${event} ${perCall(event)}`).join(', ')}`,
+      );
+      const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+      const src = [...code.byFile].filter(([file]) => file.startsWith('src/')).sort(([, a], [, b]) => b - a);
+      log(
+        `  optimised JavaScript run per 8 calls (cache lines): ${kib(code.total)} KiB, src/ ${kib(src.reduce((sum, [, bytes]) => sum + bytes, 0))} KiB (${src
+          .slice(0, 8)
+          .map(([file, bytes]) => `${file.slice(4)} ${kib(bytes)}`)
+          .join(', ')})`,
       );
       const named = jitNamer(pid);
       const lastLevel = (costs: number[]) =>
