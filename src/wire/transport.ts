@@ -197,8 +197,13 @@ export interface WsSenderClass {
   frame(data: string, options: object): Uint8Array[];
 }
 
-/** How a `ws` socket's frames are written here: its sender, and the options of a client's text frame. */
+/**
+ * How a `ws` socket's frames are written here: its sender, and the options of a client's text frame; `send`, the
+ * socket's `send` (`ws`'s own) when it was made: once the socket's `send` is another (a spy put on later), frames go
+ * through that.
+ */
 export interface WsWriter {
+  send: unknown;
   sender: WsSender;
   Sender: WsSenderClass;
   options: object;
@@ -447,8 +452,9 @@ export function openTransport(
             void Promise.resolve().then(uncork);
           }
         }
-        // `ws`'s sender while nothing waits (no compression or Blob underway): the frame is written at once.
-        if (writer !== null && writer.sender._state === 0) {
+        // `ws`'s sender while nothing waits (no compression or Blob underway) and `send` is still `ws`'s own: the
+        // frame is written at once.
+        if (writer !== null && socket.send === writer.send && writer.sender._state === 0) {
           const list = writer.Sender.frame(text, writer.options);
           writer.sender.sendFrame(list);
           // The frame's header, then its text in UTF-8 (none for an empty text).

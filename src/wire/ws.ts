@@ -112,21 +112,14 @@ const WS_SENDER_IDLE = 0;
  * collection has let the maps of those objects go: a long-lived client pays that on every frame. The options here
  * are made once, as `send` makes them for a client's text frame without compression; the frame's bytes come back
  * with it. `null` where `ws`'s internals are not as known (another version whose `Sender.frame` does not frame a
- * sample as RFC 6455 says: {@link framesAsKnown}), `send` is not `ws`'s own, or compression was negotiated: then
- * frames go through `send`.
+ * sample as RFC 6455 says: {@link framesAsKnown}), `send` is not `ws`'s own ({@link isWsSend}), or compression was
+ * negotiated: then frames go through `send`.
  */
 export function wsWriter(socket: WebSocketLike): WsWriter | null {
-  // `ws`'s own `send` only: a subclass or a wrapper that sees each frame through `send` (a recorder, a metric)
-  // keeps seeing it.
-  const own = Object.getPrototypeOf(socket) as object | null;
-  if (
-    own === null ||
-    Object.hasOwn(socket, 'send') ||
-    !Object.hasOwn(own, 'send') ||
-    !Object.hasOwn(own, 'ping') ||
-    !Object.hasOwn(own, 'terminate')
-  )
-    return null;
+  // `ws`'s own `send` only, as the socket resolves it: a subclass, a spy or wrapper on the prototype, or a Proxy that
+  // sees each frame through `send` (a recorder, a metric, a test) keeps seeing it.
+  const send: unknown = socket.send;
+  if (typeof send !== 'function' || !isWsSend(send)) return null;
   const sender = (socket as { _sender?: Partial<WsSender> | null })._sender;
   if (sender == null || typeof sender.sendFrame !== 'function' || sender._state !== WS_SENDER_IDLE)
     return null;
@@ -143,5 +136,28 @@ export function wsWriter(socket: WebSocketLike): WsWriter | null {
     readOnly: false,
     rsv1: false,
   };
-  return { sender: sender as WsSender, Sender: Sender as WsSenderClass, options };
+  return { send, sender: sender as WsSender, Sender: Sender as WsSenderClass, options };
+}
+
+/** Whether each function met as a socket's `send` is `ws`'s own (see {@link isWsSend}). */
+const wsSends = new WeakMap<object, boolean>();
+
+/**
+ * Whether `send` is `ws` 8's own `WebSocket#send`, by its text: a method `send(` (`function send(` where a build
+ * turned classes into functions) that hands the frame to `this._sender.send(`. A function put in its place (a
+ * subclass's override, a spy or an instrumentation library's wrapper on `WebSocket.prototype`, a Proxy's) calls the
+ * original instead: it is not. Once per function; never throws.
+ */
+function isWsSend(send: object): boolean {
+  let own = wsSends.get(send);
+  if (own !== undefined) return own;
+  let source = '';
+  try {
+    source = Function.prototype.toString.call(send);
+  } catch {
+    // Not a function whose text can be read: not `ws`'s.
+  }
+  own = /^(?:function\s+)?send\s*\(/.test(source) && source.includes('this._sender.send(');
+  wsSends.set(send, own);
+  return own;
 }

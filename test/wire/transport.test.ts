@@ -169,12 +169,16 @@ describe('openTransport', () => {
       class Sender {
         static frame = frame;
         _state = 0;
+        send(_text: string) {}
         sendFrame() {}
       }
       class Socket {
         _sender = new Sender();
         extensions = '';
-        send() {}
+        // As ws's own send hands a frame on (see wsWriter).
+        send(text: string) {
+          this._sender.send(text);
+        }
         ping() {}
         terminate() {}
       }
@@ -199,6 +203,18 @@ describe('openTransport', () => {
     ).toBeNull();
     // ws's own framing, in the same shape of socket: taken.
     expect(wsWriter(socketFramingWith((text, options) => WsSender.frame(text, options)))).not.toBeNull();
+    // ws's send as a build that turns classes into functions writes it: taken; a wrapper around it: not.
+    const own = socketFramingWith((text, options) => WsSender.frame(text, options));
+    const prototype = Object.getPrototypeOf(own) as { send: (text: string) => void };
+    const original = prototype.send;
+    prototype.send = function send(this: { _sender: { send(text: string): void } }, text: string) {
+      this._sender.send(text);
+    };
+    expect(wsWriter(own)).not.toBeNull();
+    prototype.send = function send(this: unknown, text: string) {
+      original.call(this, text);
+    };
+    expect(wsWriter(own)).toBeNull();
   });
 
   it('a ws subclass whose send sees each frame (a recorder) still sees each one, counted', async () => {
@@ -238,6 +254,161 @@ describe('openTransport', () => {
       expect(seen).toEqual(['{"a":"€"}']);
       expect(sizes).toEqual([11]);
       await expect.poll(() => messages).toEqual(['{"a":"€"}']);
+    } finally {
+      for (const client of server.clients) client.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  /** Ways a program sees each frame of a `ws` socket through `send` other than a subclass overriding only it. */
+  const sendWatchers: Array<[string, (seen: unknown[]) => WebSocketConstructor]> = [
+    [
+      'a spy on WebSocket.prototype.send (a test, an instrumentation library)',
+      (seen) => {
+        const original = WebSocket.prototype.send;
+        const spy = vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (
+          this: WebSocket,
+          ...args: unknown[]
+        ) {
+          seen.push(args[0]);
+          (original as (...rest: unknown[]) => void).apply(this, args);
+        });
+        onTestFinished(() => {
+          spy.mockRestore();
+        });
+        return WebSocket as unknown as WebSocketConstructor;
+      },
+    ],
+    [
+      'a subclass overriding send, ping and terminate',
+      (seen) =>
+        class Wrapped extends WebSocket {
+          override send(data: unknown, ...rest: unknown[]): void {
+            seen.push(data);
+            (super.send as (...args: unknown[]) => void)(data, ...rest);
+          }
+          override ping(...args: unknown[]): void {
+            (super.ping as (...rest: unknown[]) => void)(...args);
+          }
+          override terminate(): void {
+            super.terminate();
+          }
+        } as unknown as WebSocketConstructor,
+    ],
+    [
+      'a Proxy whose send records',
+      (seen) =>
+        function Proxied(this: unknown, ...args: unknown[]) {
+          const socket = new WebSocket(...(args as ConstructorParameters<typeof WebSocket>));
+          const send = (data: unknown) => {
+            seen.push(data);
+            socket.send(data as string);
+          };
+          return new Proxy(socket, {
+            get: (target, key) => (key === 'send' ? send : Reflect.get(target, key, target)),
+          });
+        } as unknown as WebSocketConstructor,
+    ],
+  ];
+
+  it.each(sendWatchers)(
+    'a ws socket watched through send by %s sees each frame, counted',
+    async (_how, make) => {
+      const previous = registerWsWriter(wsWriter);
+      onTestFinished(() => {
+        registerWsWriter(previous);
+      });
+      const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+      await new Promise((resolve) => server.once('listening', resolve));
+      const messages: string[] = [];
+      server.on('connection', (peer) => peer.on('message', (data) => messages.push(String(data))));
+      const seen: unknown[] = [];
+      const Ctor = make(seen);
+      const { port } = server.address() as AddressInfo;
+      const sizes: unknown[] = [];
+      const opened = new Promise<void>((resolve) => {
+        const transport = openTransport(
+          Ctor,
+          `ws://127.0.0.1:${port}`,
+          { ...LIMITS, style: 'ws' },
+          {
+            ...handlers,
+            onOpen: () => {
+              sizes.push(transport.send('{"a":"€"}'));
+              resolve();
+            },
+          },
+        );
+      });
+      try {
+        await opened;
+        expect(seen).toEqual(['{"a":"€"}']);
+        expect(sizes).toEqual([11]);
+        await expect.poll(() => messages).toEqual(['{"a":"€"}']);
+      } finally {
+        for (const client of server.clients) client.terminate();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  );
+
+  it("takes ws's own send, on a ws socket or a subclass that leaves send alone; a spy put on later sees the rest", async () => {
+    const previous = registerWsWriter(wsWriter);
+    onTestFinished(() => {
+      registerWsWriter(previous);
+    });
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const messages: string[] = [];
+    server.on('connection', (peer) => peer.on('message', (data) => messages.push(String(data))));
+    class Plain extends WebSocket {}
+    const { port } = server.address() as AddressInfo;
+    const seen: unknown[] = [];
+    // What reached ws's Sender#send, which ws's WebSocket#send calls: nothing written by ws's sender directly.
+    const viaSend: unknown[] = [];
+    const senderSend = (WsSender as unknown as { prototype: { send: (...args: unknown[]) => void } })
+      .prototype.send;
+    const senderSpy = vi
+      .spyOn((WsSender as unknown as { prototype: { send: (...args: unknown[]) => void } }).prototype, 'send')
+      .mockImplementation(function (this: unknown, ...args: unknown[]) {
+        viaSend.push(String(args[0]));
+        senderSend.apply(this, args);
+      });
+    onTestFinished(() => {
+      senderSpy.mockRestore();
+    });
+    const opened = new Promise<void>((resolve) => {
+      const transport = openTransport(
+        Plain as unknown as WebSocketConstructor,
+        `ws://127.0.0.1:${port}`,
+        { ...LIMITS, style: 'ws' },
+        {
+          ...handlers,
+          onOpen: () => {
+            expect(transport.send('{"a":1}')).toBe(7);
+            const original = WebSocket.prototype.send;
+            const spy = vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (
+              this: WebSocket,
+              ...args: unknown[]
+            ) {
+              seen.push(args[0]);
+              (original as (...rest: unknown[]) => void).apply(this, args);
+            });
+            onTestFinished(() => {
+              spy.mockRestore();
+            });
+            expect(transport.send('{"a":2}')).toBe(7);
+            resolve();
+          },
+        },
+      );
+    });
+    try {
+      await opened;
+      // The first frame was written by ws's sender (send was ws's own), the second through the spy.
+      expect(viaSend).toEqual(['{"a":2}']);
+      expect(seen).toEqual(['{"a":2}']);
+      await expect.poll(() => messages).toEqual(['{"a":1}', '{"a":2}']);
     } finally {
       for (const client of server.clients) client.terminate();
       await new Promise((resolve) => server.close(resolve));
