@@ -107,23 +107,56 @@ describe('openTransport', () => {
     expect(log.slice(1)).toEqual(['send abc', 'send é€😀', 'send \ud800']);
   });
 
+  /**
+   * A `ws` server on 127.0.0.1 that keeps each message it gets, ended with the test; and `ws` sockets written by
+   * `writer` (ws's sender, or `undefined`: by `send`) for the test.
+   */
+  async function messageServer(writer: typeof wsWriter | undefined = wsWriter) {
+    const previous = registerWsWriter(writer);
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    onTestFinished(async () => {
+      registerWsWriter(previous);
+      for (const client of server.clients) client.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const messages: Array<{ text: string; binary: boolean }> = [];
+    server.on('connection', (peer) => {
+      peer.on('message', (data, binary) => messages.push({ text: String(data), binary }));
+    });
+    const texts = () => messages.map((message) => message.text);
+    return { port: (server.address() as AddressInfo).port, messages, texts };
+  }
+
+  /** Opens a transport of `Ctor` to the server at `port`; resolves once `onOpen` has run with it. */
+  function whenOpen(
+    Ctor: WebSocketConstructor,
+    port: number,
+    onOpen: (transport: ReturnType<typeof openTransport>) => void,
+  ): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const transport = openTransport(
+        Ctor,
+        `ws://127.0.0.1:${port}`,
+        { ...LIMITS, style: 'ws' },
+        {
+          ...handlers,
+          onOpen: () => {
+            onOpen(transport);
+            resolve();
+          },
+        },
+      );
+    });
+  }
+
   it.each([
     ["written by ws's sender (Node)", wsWriter],
     ['written by send', undefined],
   ])(
     'with a real ws socket %s, each frame counts its UTF-8 bytes, whatever its size and header',
     async (_how, writer) => {
-      const previous = registerWsWriter(writer);
-      onTestFinished(() => {
-        registerWsWriter(previous);
-      });
-      const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-      await new Promise((resolve) => server.once('listening', resolve));
-      const messages: Array<{ text: string; binary: boolean }> = [];
-      server.on('connection', (peer) => {
-        peer.on('message', (data, binary) => messages.push({ text: String(data), binary }));
-      });
-      const { port } = server.address() as AddressInfo;
+      const { port, messages } = await messageServer(writer);
       const long = `${'€'.repeat(5_000)}😀`;
       // Sizes where the frame's header grows (126 and 65,536 bytes of payload), in text of one byte a character or more.
       const edges = [125, 126, 127, 65_535, 65_536].flatMap((bytes) => [
@@ -133,33 +166,16 @@ describe('openTransport', () => {
       ]);
       const frames = ['{"a":1}', '{"a":"é€😀"}', '\ud800x', long, ...edges];
       const sizes: unknown[] = [];
-      const opened = new Promise<void>((resolve) => {
-        const transport = openTransport(
-          WebSocket as unknown as WebSocketConstructor,
-          `ws://127.0.0.1:${port}`,
-          { ...LIMITS, style: 'ws' },
-          {
-            ...handlers,
-            onOpen: () => {
-              for (const frame of frames) sizes.push(transport.send(frame));
-              resolve();
-            },
-          },
-        );
+      await whenOpen(WebSocket as unknown as WebSocketConstructor, port, (transport) => {
+        for (const frame of frames) sizes.push(transport.send(frame));
       });
-      try {
-        await opened;
-        expect(sizes.slice(0, 4)).toEqual([7, 6 + 9 + 2, 4, 15_004]);
-        expect(sizes.slice(4)).toEqual(edges.map((frame) => Buffer.byteLength(frame)));
-        expect(new Set(sizes.slice(4))).toEqual(new Set([125, 126, 127, 65_535, 65_536]));
-        await expect.poll(() => messages.length).toBe(frames.length);
-        expect(messages).toEqual(
-          ['{"a":1}', '{"a":"é€😀"}', '\ufffdx', long, ...edges].map((text) => ({ text, binary: false })),
-        );
-      } finally {
-        for (const client of server.clients) client.terminate();
-        await new Promise((resolve) => server.close(resolve));
-      }
+      expect(sizes.slice(0, 4)).toEqual([7, 6 + 9 + 2, 4, 15_004]);
+      expect(sizes.slice(4)).toEqual(edges.map((frame) => Buffer.byteLength(frame)));
+      expect(new Set(sizes.slice(4))).toEqual(new Set([125, 126, 127, 65_535, 65_536]));
+      await expect.poll(() => messages.length).toBe(frames.length);
+      expect(messages).toEqual(
+        ['{"a":1}', '{"a":"é€😀"}', '\ufffdx', long, ...edges].map((text) => ({ text, binary: false })),
+      );
     },
   );
 
@@ -217,6 +233,21 @@ describe('openTransport', () => {
     expect(wsWriter(own)).toBeNull();
   });
 
+  /** Puts a spy on `WebSocket.prototype.send` (as a test or an instrumentation library does) that records each frame. */
+  function spyOnSend(seen: unknown[]): void {
+    const original = WebSocket.prototype.send;
+    const spy = vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (
+      this: WebSocket,
+      ...args: unknown[]
+    ) {
+      seen.push(args[0]);
+      (original as (...rest: unknown[]) => void).apply(this, args);
+    });
+    onTestFinished(() => {
+      spy.mockRestore();
+    });
+  }
+
   /** Ways a program sees each frame of a `ws` socket through `send`. */
   const sendWatchers: Array<[string, (seen: unknown[]) => WebSocketConstructor]> = [
     [
@@ -232,17 +263,7 @@ describe('openTransport', () => {
     [
       'a spy on WebSocket.prototype.send (a test, an instrumentation library)',
       (seen) => {
-        const original = WebSocket.prototype.send;
-        const spy = vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (
-          this: WebSocket,
-          ...args: unknown[]
-        ) {
-          seen.push(args[0]);
-          (original as (...rest: unknown[]) => void).apply(this, args);
-        });
-        onTestFinished(() => {
-          spy.mockRestore();
-        });
+        spyOnSend(seen);
         return WebSocket as unknown as WebSocketConstructor;
       },
     ],
@@ -281,105 +302,46 @@ describe('openTransport', () => {
   it.each(sendWatchers)(
     'a ws socket watched through send by %s sees each frame, counted',
     async (_how, make) => {
-      const previous = registerWsWriter(wsWriter);
-      onTestFinished(() => {
-        registerWsWriter(previous);
-      });
-      const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-      await new Promise((resolve) => server.once('listening', resolve));
-      const messages: string[] = [];
-      server.on('connection', (peer) => peer.on('message', (data) => messages.push(String(data))));
+      const { port, texts } = await messageServer();
       const seen: unknown[] = [];
-      const Ctor = make(seen);
-      const { port } = server.address() as AddressInfo;
       const sizes: unknown[] = [];
-      const opened = new Promise<void>((resolve) => {
-        const transport = openTransport(
-          Ctor,
-          `ws://127.0.0.1:${port}`,
-          { ...LIMITS, style: 'ws' },
-          {
-            ...handlers,
-            onOpen: () => {
-              sizes.push(transport.send('{"a":"€"}'));
-              resolve();
-            },
-          },
-        );
+      await whenOpen(make(seen), port, (transport) => {
+        sizes.push(transport.send('{"a":"€"}'));
       });
-      try {
-        await opened;
-        expect(seen).toEqual(['{"a":"€"}']);
-        expect(sizes).toEqual([11]);
-        await expect.poll(() => messages).toEqual(['{"a":"€"}']);
-      } finally {
-        for (const client of server.clients) client.terminate();
-        await new Promise((resolve) => server.close(resolve));
-      }
+      expect(seen).toEqual(['{"a":"€"}']);
+      expect(sizes).toEqual([11]);
+      await expect.poll(texts).toEqual(['{"a":"€"}']);
     },
   );
 
   it("takes ws's own send, on a ws socket or a subclass that leaves send alone; a spy put on later sees the rest", async () => {
-    const previous = registerWsWriter(wsWriter);
-    onTestFinished(() => {
-      registerWsWriter(previous);
-    });
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await new Promise((resolve) => server.once('listening', resolve));
-    const messages: string[] = [];
-    server.on('connection', (peer) => peer.on('message', (data) => messages.push(String(data))));
+    const { port, texts } = await messageServer();
     class Plain extends WebSocket {}
-    const { port } = server.address() as AddressInfo;
     const seen: unknown[] = [];
     // What reached ws's Sender#send, which ws's WebSocket#send calls: nothing written by ws's sender directly.
     const viaSend: unknown[] = [];
-    const senderSend = (WsSender as unknown as { prototype: { send: (...args: unknown[]) => void } })
-      .prototype.send;
-    const senderSpy = vi
-      .spyOn((WsSender as unknown as { prototype: { send: (...args: unknown[]) => void } }).prototype, 'send')
-      .mockImplementation(function (this: unknown, ...args: unknown[]) {
-        viaSend.push(String(args[0]));
-        senderSend.apply(this, args);
-      });
+    const senderPrototype = (WsSender as unknown as { prototype: { send: (...args: unknown[]) => void } })
+      .prototype;
+    const senderSend = senderPrototype.send;
+    const senderSpy = vi.spyOn(senderPrototype, 'send').mockImplementation(function (
+      this: unknown,
+      ...args: unknown[]
+    ) {
+      viaSend.push(String(args[0]));
+      senderSend.apply(this, args);
+    });
     onTestFinished(() => {
       senderSpy.mockRestore();
     });
-    const opened = new Promise<void>((resolve) => {
-      const transport = openTransport(
-        Plain as unknown as WebSocketConstructor,
-        `ws://127.0.0.1:${port}`,
-        { ...LIMITS, style: 'ws' },
-        {
-          ...handlers,
-          onOpen: () => {
-            expect(transport.send('{"a":1}')).toBe(7);
-            const original = WebSocket.prototype.send;
-            const spy = vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (
-              this: WebSocket,
-              ...args: unknown[]
-            ) {
-              seen.push(args[0]);
-              (original as (...rest: unknown[]) => void).apply(this, args);
-            });
-            onTestFinished(() => {
-              spy.mockRestore();
-            });
-            expect(transport.send('{"a":2}')).toBe(7);
-            resolve();
-          },
-        },
-      );
+    await whenOpen(Plain as unknown as WebSocketConstructor, port, (transport) => {
+      expect(transport.send('{"a":1}')).toBe(7);
+      spyOnSend(seen);
+      expect(transport.send('{"a":2}')).toBe(7);
     });
-    try {
-      await opened;
-      // The first frame was written by ws's sender (send was ws's own), the second through the spy.
-      expect(viaSend).toEqual(['{"a":2}']);
-      expect(seen).toEqual(['{"a":2}']);
-      await expect.poll(() => messages).toEqual(['{"a":1}', '{"a":2}']);
-    } finally {
-      for (const client of server.clients) client.terminate();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    // The first frame was written by ws's sender (send was ws's own), the second through the spy.
+    expect(viaSend).toEqual(['{"a":2}']);
+    expect(seen).toEqual(['{"a":2}']);
+    await expect.poll(texts).toEqual(['{"a":1}', '{"a":2}']);
   });
 
   it('never throws: what a socket throws from send or its getters comes back as a value', () => {
