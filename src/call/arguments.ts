@@ -17,9 +17,17 @@ export type DecodedArguments =
   | { ok: false; reason: 'not_json'; detail: string }
   | { ok: false; reason: 'not_object'; type: string };
 
+/**
+ * Whether `raw` is arguments as they are: an object that is not an array (`null` is not: it decodes to `{}`).
+ * {@link decodeArguments} gives such a value back unchanged, so a caller holding one may skip it.
+ */
+export function isArgumentsObject(raw: unknown): raw is object {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+}
+
 function fromParsed(parsed: unknown): DecodedArguments {
   if (parsed === null) return { ok: true, value: {} };
-  if (typeof parsed === 'object' && !Array.isArray(parsed)) return { ok: true, value: parsed };
+  if (isArgumentsObject(parsed)) return { ok: true, value: parsed };
   return { ok: false, reason: 'not_object', type: jsonTypeName(parsed) };
 }
 

@@ -64,7 +64,7 @@ import {
 } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ApprovalOutcome } from './approval';
-import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
+import { decodeArguments, isArgumentsObject, refuseNumbers, scanArguments } from './arguments';
 import {
   checkEvent,
   checkEventCount,
@@ -653,10 +653,7 @@ export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, conte
   }
   // Arguments that are an object already (a host's decoded frame) are used as they are, as `decodeArguments`
   // would; anything else is decoded apart, where a failure ends the call.
-  const args =
-    typeof rawArguments === 'object' && rawArguments !== null && !Array.isArray(rawArguments)
-      ? rawArguments
-      : decodedArguments(call, tool, rawArguments);
+  const args = isArgumentsObject(rawArguments) ? rawArguments : decodedArguments(call, tool, rawArguments);
   if (args === undefined) return;
   call.validated(args);
   const scanned = scanArguments(args);

@@ -183,9 +183,12 @@ function globalWebSocket(): WebSocketConstructor | undefined {
   return (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
 }
 
+/** `ws`'s `Sender` state while nothing waits (`DEFAULT`: no compression or Blob underway). */
+export const WS_SENDER_IDLE = 0;
+
 /** `ws`'s `Sender` (ws 8): the framing of a socket's frames and their writing. */
 export interface WsSender {
-  /** 0 while nothing waits (no compression or Blob underway): a frame is written at once. */
+  /** {@link WS_SENDER_IDLE} while nothing waits: a frame is written at once. */
   _state: unknown;
   _generateMask?: unknown;
   _maskBuffer?: unknown;
@@ -454,7 +457,7 @@ export function openTransport(
         }
         // `ws`'s sender while nothing waits (no compression or Blob underway) and `send` is still `ws`'s own: the
         // frame is written at once.
-        if (writer !== null && socket.send === writer.send && writer.sender._state === 0) {
+        if (writer !== null && socket.send === writer.send && writer.sender._state === WS_SENDER_IDLE) {
           const list = writer.Sender.frame(text, writer.options);
           writer.sender.sendFrame(list);
           // The frame's header, then its text in UTF-8 (none for an empty text).

@@ -6,7 +6,14 @@
  * @module
  */
 import { ConnectionError } from '../errors';
-import type { WebSocketConstructor, WebSocketLike, WsSender, WsSenderClass, WsWriter } from './transport';
+import {
+  type WebSocketConstructor,
+  type WebSocketLike,
+  WS_SENDER_IDLE,
+  type WsSender,
+  type WsSenderClass,
+  type WsWriter,
+} from './transport';
 
 /**
  * `ws`'s WebSocket: through Node's `require` where it can (see {@link requireWs}), else `import('ws')`. Where `ws`
@@ -101,9 +108,6 @@ function framesAsKnown(Sender: WsSenderClass): boolean {
   framingChecked.set(Sender, known);
   return known;
 }
-
-/** `ws`'s `Sender` state while nothing waits (`DEFAULT`). */
-const WS_SENDER_IDLE = 0;
 
 /**
  * Frames a text as `ws`'s `send` does and writes it with `ws`'s own writer, without `send`: `send` counts the

@@ -249,16 +249,19 @@ describe('openTransport', () => {
   }
 
   /** Ways a program sees each frame of a `ws` socket through `send`. */
+  /** A `ws` subclass that records each frame its `send` is given. */
+  const recording = (seen: unknown[]) =>
+    class Recording extends WebSocket {
+      override send(data: unknown, ...rest: unknown[]): void {
+        seen.push(data);
+        (super.send as (...args: unknown[]) => void)(data, ...rest);
+      }
+    };
+
   const sendWatchers: Array<[string, (seen: unknown[]) => WebSocketConstructor]> = [
     [
       'a subclass overriding send alone (a recorder)',
-      (seen) =>
-        class Recording extends WebSocket {
-          override send(data: unknown, ...rest: unknown[]): void {
-            seen.push(data);
-            (super.send as (...args: unknown[]) => void)(data, ...rest);
-          }
-        } as unknown as WebSocketConstructor,
+      (seen) => recording(seen) as unknown as WebSocketConstructor,
     ],
     [
       'a spy on WebSocket.prototype.send (a test, an instrumentation library)',
@@ -270,11 +273,7 @@ describe('openTransport', () => {
     [
       'a subclass overriding send, ping and terminate',
       (seen) =>
-        class Wrapped extends WebSocket {
-          override send(data: unknown, ...rest: unknown[]): void {
-            seen.push(data);
-            (super.send as (...args: unknown[]) => void)(data, ...rest);
-          }
+        class Wrapped extends recording(seen) {
           override ping(...args: unknown[]): void {
             (super.ping as (...rest: unknown[]) => void)(...args);
           }
