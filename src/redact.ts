@@ -1,8 +1,9 @@
 /**
  * Redaction: the API key and user-named secrets replaced in every text and value before it leaves the process
  * (a frame, a log line, an event, an error message), in the forms the text may hold them: as written, and, for
- * string rules, JSON-escaped (once or more), `\uXXXX`/`\xXX`/`\u{…}`-escaped or percent-encoded (once or twice), in
- * any mix.
+ * string rules, JSON-escaped (once or more), `\uXXXX`/`\xXX`/`\u{…}`-escaped or percent-encoded (up to 8 times), in
+ * any mix, lowercased or uppercased too; a long secret's bytes (UTF-8, UTF-16) also in hex and base64. Encrypted or
+ * hashed, or under any other transform, a secret is not looked for.
  * In order:
  * - the patterns that find a secret in each of those forms;
  * - the {@link Redactor}, which replaces secrets in text, values, errors and bytes, and a client's own
@@ -18,7 +19,7 @@ import { utf8Bytes, utf8Text } from './utf8';
 
 /*
  * The patterns: a secret as written and in every escaped or encoded form a text may hold it (JSON-escaped up to
- * four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded once or twice), in any mix.
+ * four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded up to {@link MAX_PERCENT_ENCODINGS} times), in any mix.
  */
 const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
 export const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
@@ -43,22 +44,24 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   47: '/',
 };
 
-/** `%XX` for each UTF-8 byte of `char` (hex in either case), one pattern piece per character. */
-export const percentAtoms = (char: string): string[] =>
-  [...utf8Bytes(char)].flatMap((byte) => ['%', ...hexDigits(byte, 2)]);
+/**
+ * Most times a text may have been percent-encoded for a secret in it to be found: a URL inside a URL's query,
+ * inside another's, … (`%2D`, `%252D`, `%25252D`, …). Bounded, so that a run of `%25` costs linear time.
+ */
+export const MAX_PERCENT_ENCODINGS = 8;
+
+/** The `%` of a byte percent-encoded once or more ({@link MAX_PERCENT_ENCODINGS}): `%`, `%25`, `%2525`, …. */
+export const PERCENT = `%(?:25){0,${MAX_PERCENT_ENCODINGS - 1}}`;
 
 /**
- * `%25XX` for each UTF-8 byte of `char`: percent-encoded twice, as a URL carried inside another URL's query
- * writes it (hex in either case), one pattern piece per character.
+ * {@link PERCENT} and the hex (either case) of each UTF-8 byte of `char`: it percent-encoded once or more, as a
+ * URL carried inside other URLs writes it; one pattern piece per character, {@link PERCENT} one piece.
  */
-export const percentTwiceAtoms = (char: string): string[] =>
-  [...utf8Bytes(char)].flatMap((byte) => ['%', '2', '5', ...hexDigits(byte, 2)]);
+export const percentAtoms = (char: string): string[] =>
+  [...utf8Bytes(char)].flatMap((byte) => [PERCENT, ...hexDigits(byte, 2)]);
 
-const percentForm = (char: string): string =>
-  `(?:${percentAtoms(char).join('')}|${percentTwiceAtoms(char).join('')})`;
-
-/** A backslash percent-encoded, once or twice (`%5C`, `%255C`). */
-export const PERCENT_BACKSLASH = '%(?:25)?5[cC]';
+/** A backslash percent-encoded once or more (`%5C`, `%255C`, …). */
+export const PERCENT_BACKSLASH = `${PERCENT}5[cC]`;
 
 /**
  * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
@@ -78,13 +81,18 @@ const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
 /**
  * Every way one UTF-16 unit (not a backslash: see {@link backslashRun}) may be written in text that went through
  * JSON (up to four times), JavaScript escapes or percent-encoding: the unit itself, `\uXXXX` (hex in either
- * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` or `%25XX` per UTF-8 byte (`+` or `%2B` for
+ * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX`, `%25XX`, … per UTF-8 byte (`+`, `%2B`, … for
  * a space).
  */
 function unitForms(unit: number, lead: string): string {
-  return `(?:${unitAtoms(unit, lead)
-    .map((form) => form.join(''))
-    .join('|')})`;
+  // The escapes share one `lead` (a long pattern): a small expression is compiled to fast code, a large one is not.
+  const plain: string[] = [];
+  const escaped: string[] = [];
+  for (const [first, ...rest] of unitAtoms(unit, lead)) {
+    if (first === lead) escaped.push(rest.join(''));
+    else plain.push([first, ...rest].join(''));
+  }
+  return `(?:${plain.join('|')}|${lead}(?:${escaped.join('|')}))`;
 }
 
 /**
@@ -97,18 +105,17 @@ export function unitAtoms(unit: number, lead: string): string[][] {
   if (short !== undefined) {
     forms.push([lead, escapeRegExp(short)]);
     // `\"` and `\/` percent-encoded: the character after the backslash is encoded too.
-    if (!/[a-z]/.test(short)) forms.push([lead, ...percentAtoms(short)], [lead, ...percentTwiceAtoms(short)]);
+    if (!/[a-z]/.test(short)) forms.push([lead, ...percentAtoms(short)]);
   }
   forms.push([lead, 'u', ...hexDigits(unit, 4)]);
   if (unit < 0xd800 || unit > 0xdfff) {
     forms.push(
       [lead, 'u', '\\{', '0*', ...hexDigits(unit, 1), '\\}'],
       percentAtoms(String.fromCharCode(unit)),
-      percentTwiceAtoms(String.fromCharCode(unit)),
     );
     if (unit < 0x100) forms.push([lead, 'x', ...hexDigits(unit, 2)]);
     // A space form-encoded (`+`), then percent-encoded (`%2B`).
-    if (unit === 0x20) forms.push(['\\+'], ['%', '2', '[bB]']);
+    if (unit === 0x20) forms.push(['\\+'], [PERCENT, '2', '[bB]']);
   }
   return forms;
 }
@@ -144,7 +151,7 @@ export function encodedPattern(secret: string): string {
     else {
       const first = lead();
       const units = unitForms(char.charCodeAt(0), first) + unitForms(char.charCodeAt(1), ESCAPE);
-      out += `(?:${units}|${first}u\\{0*${hexPattern(point, 1)}\\}|${percentForm(char)})`;
+      out += `(?:${units}|${first}u\\{0*${hexPattern(point, 1)}\\}|${percentAtoms(char).join('')})`;
     }
   }
   return backslashes > 0 ? out + backslashRun(backslashes, lead()) : out;
@@ -156,29 +163,47 @@ export function encodedPattern(secret: string): string {
  */
 const MIN_BYTE_FORM_SECRET_BYTES = 12;
 
+/** Each character of `binary` (one byte each) as two hex digits. */
+const hexOf = (binary: string): string =>
+  binary.replace(/./gs, (char) => char.charCodeAt(0).toString(16).padStart(2, '0'));
+
 /**
- * What `secret`'s UTF-8 bytes certainly become when a tool encodes them itself, alone or inside other data: its
- * hex (either case), and the base64 and base64url characters of its bytes inside any base64 text (`Basic`
- * credentials `user:secret`): one form per alignment of its first byte within the encoded data (3), without the
- * characters at either end that also hold bits of the bytes around it. Finding one of them finds the secret but
- * for a few bits at its ends. None for a secret under {@link MIN_BYTE_FORM_SECRET_BYTES} bytes.
+ * The base64 and base64url characters the bytes of `binary` (one byte per character) certainly become inside any
+ * base64 text: one form per alignment of the first byte within the encoded data (3), without the characters at
+ * either end that also hold bits of the bytes around it.
+ */
+function base64Forms(binary: string): string[] {
+  const forms: string[] = [];
+  for (const lead of [0, 1, 2]) {
+    // The characters made of the lead's bits (0, 2 or 3) and those past the last whole 6 bits of the bytes.
+    const end = Math.floor(((lead + binary.length) * 8) / 6);
+    const form = btoa('\0'.repeat(lead) + binary).slice([0, 2, 3][lead], end);
+    forms.push(form, form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
+}
+
+/**
+ * What `secret`'s bytes certainly become when a tool encodes them itself, alone or inside other data: its UTF-8,
+ * UTF-16LE (`Buffer.from(key, 'utf16le')`, PowerShell's `-EncodedCommand`) and UTF-16BE bytes in hex (either
+ * case) and in base64 and base64url at any alignment ({@link base64Forms}: `Basic` credentials `user:secret`), and
+ * those UTF-8 base64 forms in base64 again (credentials inside a base64 config). Finding one of them finds the
+ * secret but for a few bits at its ends. None for a secret under {@link MIN_BYTE_FORM_SECRET_BYTES} bytes.
  */
 function byteForms(secret: string): string[] {
-  const bytes = utf8Bytes(secret);
-  if (bytes.length < MIN_BYTE_FORM_SECRET_BYTES) return [];
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  const forms = new Set<string>([hex, hex.toUpperCase()]);
-  for (const lead of [0, 1, 2]) {
-    let binary = '\0'.repeat(lead);
-    for (const byte of bytes) binary += String.fromCharCode(byte);
-    // The characters made of the lead's bits (0, 2 or 3) and those past the last whole 6 bits of the secret.
-    const skip = [0, 2, 3][lead] as number;
-    const end = Math.floor(((lead + bytes.length) * 8) / 6);
-    const form = btoa(binary).slice(skip, end);
-    forms.add(form);
-    forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
+  const utf8 = String.fromCharCode(...utf8Bytes(secret));
+  if (utf8.length < MIN_BYTE_FORM_SECRET_BYTES) return [];
+  // Each UTF-16 unit as two bytes, low byte first; then high byte first.
+  const le = secret.replace(/./gs, (char) =>
+    String.fromCharCode(char.charCodeAt(0) & 0xff, char.charCodeAt(0) >> 8),
+  );
+  const forms = new Set<string>();
+  for (const binary of [utf8, le, le.replace(/(.)(.)/gs, '$2$1')]) {
+    const hex = hexOf(binary);
+    for (const form of [hex, hex.toUpperCase(), ...base64Forms(binary)]) forms.add(form);
   }
+  // A base64 form is ASCII: its characters are its bytes.
+  for (const inner of base64Forms(utf8)) for (const form of base64Forms(inner)) forms.add(form);
   return [...forms];
 }
 
@@ -241,7 +266,8 @@ export interface RedactorOptions {
 
 /**
  * Replaces every secret in text and values. String rules of any length are matched as written and in every
- * escaped or encoded form (see the module); RegExp rules are applied (globally, never sticky) to the text as it
+ * escaped or encoded form (see the module), those of {@link SHORT_SECRET} characters or more lowercased and
+ * uppercased too; never encrypted, hashed or under any other transform; RegExp rules are applied (globally, never sticky) to the text as it
  * is; {@link RedactorOptions.whole} strings only where a string is one of them. Empty strings are ignored. Which
  * rules a `Client` gives is decided by its options: the API key (searched for when it has at least
  * {@link SHORT_SECRET} characters, else a whole-value secret) and the `redact` rules.
@@ -278,6 +304,8 @@ export class Redactor {
   #plusForm = false;
   /** The byte encodings of the string rules long enough to have them ({@link byteForms}), or none. */
   #byteForms: string[] = [];
+  /** Any of {@link Redactor.#byteForms} (one scan finds whether a text holds one), or none. */
+  #byteForm: RegExp | undefined;
   /** The length of the shortest of {@link Redactor.#byteForms}: a shorter text holds none. */
   #shortestByteForm = 0;
   /**
@@ -320,11 +348,18 @@ export class Redactor {
         this.#patterns.push(new RegExp(rule.source, `${rule.flags.replace(/[gy]/g, '')}g`));
       }
     }
-    this.#strings = [...strings].sort((a, b) => b.length - a.length);
+    // A secret lowercased (a hostname) or uppercased (a normalised header) still gives most of it away.
+    const cases = new Set(strings);
+    for (const secret of strings) {
+      if (secret.length >= SHORT_SECRET) cases.add(secret.toLowerCase()).add(secret.toUpperCase());
+    }
+    this.#strings = [...cases].sort((a, b) => b.length - a.length);
     this.#plusForm = this.#strings.some((secret) => secret.includes(' '));
     this.#literal = undefined;
     this.#encoded = undefined;
-    this.#byteForms = [...new Set(this.#strings.flatMap(byteForms))];
+    this.#byteForms = [...new Set([...strings].flatMap(byteForms))];
+    this.#byteForm =
+      this.#byteForms.length > 0 ? new RegExp(this.#byteForms.map(escapeRegExp).join('|')) : undefined;
     this.#shortestByteForm = Math.min(...this.#byteForms.map((form) => form.length));
     this.#shortestMatch =
       this.#patterns.length > 0
@@ -400,8 +435,9 @@ export class Redactor {
   }
 
   /**
-   * The string rules in force (the API key, `redact` strings, learned keys), longest first: a new array whenever
-   * they change, so a caller may keep what it built from them until then.
+   * The secrets searched for: the string rules in force (the API key, `redact` strings, learned keys) and, for
+   * those of {@link SHORT_SECRET} characters or more, their lowercase and uppercase forms; longest first. A new
+   * array whenever they change, so a caller may keep what it built from them until then.
    */
   get secrets(): readonly string[] {
     if (this.#base !== undefined) this.#sync();
@@ -497,16 +533,14 @@ export class Redactor {
     return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
   }
 
-  /** Whether `text` holds a byte encoding of a secret ({@link byteForms}): a search per form, no regular expression. */
+  /** Whether `text` holds a byte encoding of a secret ({@link byteForms}): one scan for all of them. */
   #hasByteForm(text: string): boolean {
-    if (text.length < this.#shortestByteForm) return false;
-    for (const form of this.#byteForms) if (text.includes(form)) return true;
-    return false;
+    return text.length >= this.#shortestByteForm && this.#byteForm?.test(text) === true;
   }
 
   #replace(text: string, rules: readonly RegExp[]): string {
     const spans: Array<[number, number]> = [];
-    for (const form of this.#byteForms) {
+    for (const form of this.#hasByteForm(text) ? this.#byteForms : []) {
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
         spans.push([at, at + form.length]);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OptionsError } from '../src/errors';
 import { redactingLogger, scopedLogger } from '../src/logger';
-import { MAX_LEARNED_SECRETS, MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
+import { escapeRegExp, MAX_LEARNED_SECRETS, MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
 
 describe('Redactor', () => {
   it('takes string rules of any length, and ignores the empty string', () => {
@@ -106,6 +106,105 @@ describe('Redactor', () => {
     // Other base64 is left as it is.
     const other = b64('sk-live-0123456789abcdeX');
     expect(redactor.text(`${other} ${b64('hello world, nothing secret here')}`)).not.toContain(REDACTED);
+  });
+
+  it('finds a secret lowercased or uppercased (a hostname, a normalised header), in every form', () => {
+    const key = 'sk-Live-AbC0123456789xYz';
+    const redactor = new Redactor([key]);
+    const lower = key.toLowerCase();
+    const upper = key.toUpperCase();
+    for (const text of [
+      `getaddrinfo ENOTFOUND ${lower}.example.com`,
+      `X-API-KEY: ${upper}`,
+      encodeURIComponent(`https://${lower}.example.com/`),
+      JSON.stringify(JSON.stringify({ host: lower })),
+    ]) {
+      expect(redactor.text(`<${text}>`), text).not.toMatch(/live-abc|LIVE-ABC/i);
+    }
+    expect(redactor.text(`host ${lower}.example.com`)).toBe(`host ${REDACTED}.example.com`);
+    // A secret with no letters, or shorter than SHORT_SECRET, has no other case to look for.
+    expect(new Redactor(['Abc']).text('abc ABC Abc')).toBe(`abc ABC ${REDACTED}`);
+  });
+
+  it("finds a secret's UTF-16LE and UTF-16BE bytes in hex, base64 and base64url, at any alignment", () => {
+    const key = 'sk-live-0123456789abcdef';
+    const redactor = new Redactor([key]);
+    const be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+    for (const encoded of [
+      Buffer.from(key, 'utf16le').toString('base64'),
+      // PowerShell's -EncodedCommand: a script, UTF-16LE, base64.
+      Buffer.from(`$env:KEY = '${key}'; run`, 'utf16le').toString('base64'),
+      Buffer.from(`x${key}`, 'utf16le').toString('base64url'),
+      Buffer.from(`xy${key}`, 'utf16le').toString('base64'),
+      Buffer.from(key, 'utf16le').toString('hex'),
+      Buffer.from(key, 'utf16le').toString('hex').toUpperCase(),
+      be(`ab${key}`).toString('base64'),
+      be(key).toString('hex'),
+    ]) {
+      const out = redactor.text(`powershell -EncodedCommand ${encoded}`);
+      expect(out, encoded).toContain(REDACTED);
+      const left = out.replace('powershell -EncodedCommand ', '').split(REDACTED).join('');
+      for (const reading of [
+        left,
+        Buffer.from(left, 'base64').toString('utf16le'),
+        be(left).toString('utf16le'),
+      ]) {
+        expect(reading, encoded).not.toMatch(/live|0123|cdef/);
+      }
+    }
+  });
+
+  it('finds a secret percent-encoded three or more times (a URL in a URL in a URL), up to 8 times', () => {
+    const key = 'sk-live/0123+abc=def';
+    const redactor = new Redactor([key]);
+    let text = `https://x.example/cb?key=${encodeURIComponent(key)}`;
+    for (let times = 2; times <= 8; times++) {
+      text = `https://y.example/next?u=${encodeURIComponent(text)}`;
+      expect(redactor.text(text), `${times + 1} times`).toContain(REDACTED);
+      expect(redactor.text(text)).not.toContain('0123');
+    }
+    // Escaped, then percent-encoded three times: the escape's backslash is `%25255C`.
+    const escaped = JSON.stringify(key.replace('/', '\\/'));
+    const thrice = encodeURIComponent(encodeURIComponent(encodeURIComponent(escaped)));
+    expect(redactor.text(thrice)).toMatch(new RegExp(`^%252522${escapeRegExp(REDACTED)}%252522$`));
+    // A run of %25 with no secret after it is left as it is.
+    const run = `${'%25'.repeat(20_000)}sk-live`;
+    expect(redactor.text(run)).toBe(run);
+  });
+
+  it("finds a secret's base64 inside base64 (credentials in a base64 config), at any alignment", () => {
+    const key = 'sk-live-0123456789abcdef';
+    const redactor = new Redactor([key]);
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    for (const inner of [b64(`user:${key}`), Buffer.from(`u:${key}`).toString('base64url'), b64(key)]) {
+      for (const outer of [
+        b64(JSON.stringify({ auths: { 'r.example': { auth: inner } } })),
+        Buffer.from(`a${inner}`).toString('base64url'),
+        b64(`ab${inner}`),
+      ]) {
+        const out = redactor.text(`data: ${outer}`);
+        expect(out, outer).toContain(REDACTED);
+        const left = out.replace('data: ', '').split(REDACTED).join('');
+        const once = Buffer.from(left, 'base64').toString('latin1');
+        const twice = once
+          .match(/[A-Za-z0-9+/_-]{4,}/g)
+          ?.map((run) => Buffer.from(run, 'base64').toString('latin1'));
+        expect([once, ...(twice ?? [])].join(' '), outer).not.toMatch(/live-0123|456789|abcdef/);
+      }
+    }
+  });
+
+  it('leaves ordinary text, other base64 and other keys as they are', () => {
+    const redactor = new Redactor(['sk-live-0123456789abcdef']);
+    for (const text of [
+      'Hello, world: nothing secret here; 100% of 25% is %25.',
+      Buffer.from('sk-live-0123456789abcdeX', 'utf16le').toString('base64'),
+      Buffer.from(Buffer.from('sk-live-0123456789abcdeX').toString('base64')).toString('base64'),
+      'SK-LIVE-0123456789ABCDEX sk-live-0123456789abcdeX',
+      encodeURIComponent(encodeURIComponent(encodeURIComponent('sk-live-0123456789abcdeX'))),
+    ]) {
+      expect(redactor.text(text), text).toBe(text);
+    }
   });
 
   it('applies RegExp rules globally, never sticky, as written', () => {
@@ -391,7 +490,8 @@ describe('Redactor.learn', () => {
     const redactor = new Redactor([]);
     expect(redactor.replacement).toBe(REDACTED);
     redactor.learn('dact');
-    expect(redactor.replacement).toBe('[REDACTED]');
-    expect(redactor.text('dact')).toBe('[REDACTED]');
+    // `dact` is in `[redacted]` and `<redacted>`, its uppercase `DACT` in `[REDACTED]`.
+    expect(redactor.replacement).toBe('***');
+    expect(redactor.text('dact')).toBe('***');
   });
 });

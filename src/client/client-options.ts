@@ -212,7 +212,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   logger?: Logger | undefined;
   /**
    * Strings (4+ characters) and patterns scrubbed from every output, widget and log line, as the API key is (when
-   * it has 4+ characters: see `apiKey`). @default []
+   * it has 4+ characters: see `apiKey`). A string is found as written, lowercased or uppercased, escaped or
+   * encoded (JSON, `\uXXXX`, percent-encoding up to 8 times; 12+ bytes as hex or base64 of its UTF-8 or UTF-16
+   * bytes), never encrypted or hashed (docs/guide/secrets.md). @default []
    */
   redact?: RedactRule[] | undefined;
   /**

@@ -4,7 +4,7 @@
  *
  * Each delta is redacted together with what is held from the one before. The end of that text that could be the
  * beginning of a secret (the API key, a `redact` string), in any form the redactor finds (as written,
- * JSON-escaped, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded), is held until the next delta or the end of the turn
+ * JSON-escaped, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded; lowercased or uppercased), is held until the next delta or the end of the turn
  * decides; so is a whole secret that runs into it. The rest goes out redacted. What is held is handed out,
  * redacted, when the turn ends (its `message`, the next `turn`), when the run ends (its result, an error, an
  * abort), and when the socket drops. The deltas handed out, put together, are the turn's text redacted whole.
@@ -16,9 +16,9 @@ import {
   backslashRun,
   ESCAPE,
   hexDigits,
+  PERCENT,
   PERCENT_BACKSLASH,
   percentAtoms,
-  percentTwiceAtoms,
   unitAtoms,
 } from '../redact';
 
@@ -52,8 +52,12 @@ const sticky = (pattern: string) => new RegExp(pattern, 'y');
 function form(atoms: readonly string[], advance = 1): Form {
   let start = '';
   for (let i = atoms.length - 2; i >= 0; i--) start = `${atoms[i]}${start === '' ? '' : `(?:${start})?`}`;
-  // An escape's backslash percent-encoded (`%5C`, `%255C`), cut inside its last one.
-  if (atoms[0] === ESCAPE) start = `${start}|(?:${PERCENT_BACKSLASH})*%(?:2(?:55?)?|5)?`;
+  // A byte percent-encoded more than once, cut inside its `%2525…`.
+  atoms.forEach((atom, i) => {
+    if (atom === PERCENT) start = `${start}|${atoms.slice(0, i).join('')}${PERCENT}2`;
+  });
+  // An escape's backslash percent-encoded (`%5C`, `%255C`, …), cut inside its last one.
+  if (atoms[0] === ESCAPE) start = `${start}|(?:${PERCENT_BACKSLASH})*${PERCENT}[25]?`;
   return {
     whole: sticky(atoms.join('')),
     start: start === '' ? undefined : sticky(`(?:${start})$`),
@@ -73,7 +77,7 @@ function parts(secret: string): Part[] {
       i += run;
       // As written (counted in the text), or each backslash escaped; any beginning of either.
       const escaped = backslashRun(run, ESCAPE).replace(/^\(\?:[^|]*\|/, '(?:');
-      const begins = `(?:\\\\|u005[cC]|x5[cC]|${PERCENT_BACKSLASH})*(?:u0{0,2}5?|x5?|%5?|%2(?:55?)?)?$`;
+      const begins = `(?:\\\\|u005[cC]|x5[cC]|${PERCENT_BACKSLASH})*(?:u0{0,2}5?|x5?|${PERCENT}[25]?)?$`;
       out.push({
         forms: [{ whole: sticky(escaped), start: sticky(begins), advance: 1 }],
         run,
@@ -89,7 +93,6 @@ function parts(secret: string): Part[] {
       forms.push(
         form([ESCAPE, 'u', '\\{', '0*', ...hexDigits(point, 1), '\\}'], 2),
         form(percentAtoms(char + low), 2),
-        form(percentTwiceAtoms(char + low), 2),
       );
     }
     out.push({ forms, firsts: `${char}\\%${unit === 0x20 ? '+' : ''}` });

@@ -54,6 +54,18 @@ describe('a run’s text deltas, redacted as one stream', () => {
     expect(streamed(['u=sk%25', '2Dlive%25', '2D4242&'])).toEqual(['u=', '', '[redacted]&']);
   });
 
+  it('hold a key percent-encoded three times, split inside its %2525', () => {
+    expect(streamed(['u=sk%2525', '2Dlive-4242&'])).toEqual(['u=', '[redacted]&']);
+    expect(streamed(['u=sk%252', '52Dlive-4242&'])).toEqual(['u=', '[redacted]&']);
+  });
+
+  it('hold a key lowercased or uppercased, split in two', () => {
+    const stream = new TextDeltas(clientRedactor('sk-Live-4242', []));
+    const deltas = ['host sk-li', 've-4242.example ', 'KEY SK-LI', 'VE-4242.'];
+    const out = deltas.map((delta) => stream.delta('r1', 1, delta).now);
+    expect(out).toEqual(['host ', '[redacted].example ', 'KEY ', '[redacted].']);
+  });
+
   it('release a false start unchanged with the next delta', () => {
     expect(streamed(['ask sk-l', 'ater'])).toEqual(['ask ', 'sk-later']);
   });
