@@ -35,10 +35,10 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 148, calls: 192 } as cons
  * heartbeat's frames on the decoder's fast path, and the regular frames decoded at load so that a lone `ack` or a
  * `pong` does not throw the optimised decoder away +167 B; the rest in the redactor's twice-encoded forms); 83,207 B
  * at the end of that stop (+111 B: the redactor's form-encoded spaces, and an escape's backslash percent-encoded);
- * 83,569 B on 2026-12-07 from 83,412 B (+157 B: the redactor's lowercased and uppercased secrets, UTF-16 bytes in
- * hex and base64, base64 in base64, and percent-encoding up to 8 times).
+ * 83,610 B on 2026-12-07 from 83,412 B (+198 B: the redactor's lowercased and uppercased secrets, UTF-16 bytes in
+ * hex and base64, base64 in base64, percent-encoding up to 8 times, and binary data read as UTF-16 too).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 83_616;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 83_648;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

@@ -207,6 +207,10 @@ function byteForms(secret: string): string[] {
   return [...forms];
 }
 
+/** `bytes` read as UTF-16LE from byte `start`; `''` where the runtime has no `TextDecoder`. */
+const utf16Text = (bytes: Uint8Array, start: number): string =>
+  typeof TextDecoder === 'function' ? new TextDecoder('utf-16le').decode(bytes.subarray(start)) : '';
+
 /** What to scrub: exact strings (e.g. secrets) and patterns. */
 export type RedactRule = string | RegExp;
 
@@ -579,8 +583,11 @@ export class Redactor {
   }
 
   /**
-   * `true` when bytes hold a secret (their UTF-8 reading matches a rule): binary data written as base64 is
-   * checked this way before it is encoded.
+   * `true` when bytes hold a secret: their UTF-8 reading matches a rule, or their UTF-16LE reading from an even or
+   * an odd byte holds a string rule as written (lowercased, uppercased): binary data written as base64 is checked
+   * this way before it is encoded. The UTF-16LE readings find UTF-16 text (a Windows file, a PowerShell script) in
+   * either byte order for ASCII secrets: an ASCII character's UTF-16BE bytes, read from the byte after, are its
+   * UTF-16LE ones (but for the last character of the data). Without a `TextDecoder`, bytes are read as UTF-8 only.
    */
   bytes(view: ArrayBufferView | ArrayBuffer): boolean {
     if (this.empty) return false;
@@ -588,7 +595,11 @@ export class Redactor {
       ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
       : new Uint8Array(view);
     const text = utf8Text(bytes);
-    return this.#pass(text) !== text;
+    const literal = this.#literal;
+    return (
+      this.#pass(text) !== text ||
+      (literal !== undefined && [0, 1].some((start) => matches(literal, utf16Text(bytes, start))))
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { OptionsError } from '../src/errors';
 import { redactingLogger, scopedLogger } from '../src/logger';
 import { escapeRegExp, MAX_LEARNED_SECRETS, MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
@@ -371,6 +371,31 @@ describe('Redactor', () => {
     ],
   ])('gives "[Unreadable]" for a thrown value it cannot read: %s', (_, make) => {
     expect(new Redactor(['sk-live-1']).error(make())).toBe('[Unreadable]');
+  });
+
+  it('finds a secret in bytes by their UTF-16 reading: little- or big-endian, from an even or an odd byte', () => {
+    const key = 'sk-live-0123';
+    const redactor = new Redactor([key]);
+    const le = (text: string) => new Uint8Array(Buffer.from(text, 'utf16le'));
+    const be = (text: string) => new Uint8Array(Buffer.from(text, 'utf16le').swap16());
+    for (const [name, bytes] of [
+      ['LE', le(`\ufeffREG KEY=${key}\r\n`)],
+      ['LE from an odd byte', new Uint8Array([0x7f, ...le(`k=${key}`)])],
+      ['LE lowercased', le(`host ${key.toUpperCase()}`)],
+      ['BE', be(`\ufeffkey ${key}\n`)],
+      ['BE from an odd byte', new Uint8Array([1, ...be(`k=${key};`)])],
+    ] as const) {
+      expect(redactor.bytes(bytes), name).toBe(true);
+    }
+    expect(redactor.bytes(le('sk-live-0124 other text'))).toBe(false);
+    // Where the runtime has no TextDecoder, bytes are read as UTF-8 only.
+    vi.stubGlobal('TextDecoder', undefined);
+    try {
+      expect(redactor.bytes(le(`k=${key}`))).toBe(false);
+      expect(redactor.bytes(new TextEncoder().encode(`k=${key}`))).toBe(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('finds a secret in bytes by their UTF-8 reading', () => {

@@ -121,6 +121,7 @@ describe('the data of image and file parts', () => {
   it('is checked by its bytes: a part holding the API key or a redact string is sent as [redacted]', async () => {
     const key = 'sk-content-key-2468';
     const bytes = (text: string) => new TextEncoder().encode(text);
+    const utf16le = (text: string) => new Uint8Array(Buffer.from(text, 'utf16le'));
     const clean = new Uint8Array([137, 80, 78, 71, 0, 255]);
     const parts = tool({
       name: 'parts',
@@ -130,6 +131,8 @@ describe('the data of image and file parts', () => {
           { type: 'image', data: clean, mediaType: 'image/png' },
           { type: 'file', data: bytes(`config: ${key}`), mediaType: 'text/plain', filename: 'a.txt' },
           { type: 'image', data: btoa(`\u0089PNG hunter2-pass`), mediaType: 'image/png' },
+          // A Windows `.reg` export: UTF-16LE.
+          { type: 'file', data: utf16le(`\ufeffkey=${key}\r\n`), mediaType: 'text/plain', filename: 'b.reg' },
         ]),
     });
     const server = await stub(['parts']);
@@ -147,9 +150,11 @@ describe('the data of image and file parts', () => {
       { type: 'image', data: btoa(String.fromCharCode(...clean)), mediaType: 'image/png' },
       { type: 'text', text: '[redacted]' },
       { type: 'text', text: '[redacted]' },
+      { type: 'text', text: '[redacted]' },
     ]);
     expect(result.toolCalls[0]?.output).toBe(
-      '[image: image/png, 6 bytes]\n[file a.txt: text/plain, 27 bytes]\n[image: image/png, 17 bytes]',
+      '[image: image/png, 6 bytes]\n[file a.txt: text/plain, 27 bytes]\n[image: image/png, 17 bytes]\n' +
+        '[file b.reg: text/plain, 52 bytes]',
     );
   });
 });

@@ -88,6 +88,13 @@ describe('redaction of secrets that need escapes', () => {
     const { texts } = runLeaking([secret], () => ({ file: new TextEncoder().encode(`head ${secret} tail`) }));
     expectNoLeak(texts, secret);
   });
+
+  it('keeps secret bytes out of binary data in UTF-16 (a Windows file)', () => {
+    const secret = 'sk-live-utf16-key';
+    const file = new Uint8Array(Buffer.from(`\ufeffkey=${secret}\r\n`, 'utf16le'));
+    const { frame } = runLeaking([secret], () => ({ file }));
+    expect((frame as { output: string }).output).toBe('{"file":"[redacted]"}');
+  });
 });
 
 // A Client does not search for an API key this short (test/client/short-api-key.test.ts); a Redactor given a short
