@@ -75,13 +75,40 @@ function jsonUnits(text: string, index: number): 1 | 2 {
   return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
 }
 
+/**
+ * Whether `text` is written inside a JSON string as it is: it holds no character `JSON.stringify` escapes (a quote,
+ * a backslash, a control character) or writes differently (a lone surrogate). Then `JSON.stringify(text)` is
+ * `text` between quotes, which a frame's writer can put there itself, without the runtime's fixed cost of a
+ * `JSON.stringify` call (~800 instructions: most of what writing a call's result takes).
+ */
+export function isJsonVerbatim(text: string): boolean {
+  // Short text (an id, an output such as `42`) is looked at here: a loop of a few units costs less than the call
+  // into the regular expression, as in jsonStringBytes. A surrogate (paired or not) is left to JSON.stringify.
+  if (text.length < LONG_TEXT) {
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      if (unit < 0x20 || unit === 0x22 || unit === 0x5c || (unit >= 0xd800 && unit <= 0xdfff)) return false;
+    }
+    return true;
+  }
+  return !JSON_SPECIAL.test(text);
+}
+
 /** UTF-8 size of `JSON.stringify(text)`, quotes included, without building it. */
 export function jsonStringBytes(text: string): number {
   // Short text (an output such as `ok` or `42`) is counted here: a loop of a few units costs less than the call
   // into the regular expression and the runtime's count, as in utf8Length.
   if (text.length < LONG_TEXT) {
     let bytes = 2;
-    for (let i = 0; i < text.length; i += jsonUnits(text, i)) bytes += jsonUnitBytes(text, i);
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      // Printable ASCII but for a quote and a backslash (nearly every unit): one byte, read once.
+      if (unit >= 0x20 && unit < 0x80 && unit !== 0x22 && unit !== 0x5c) bytes += 1;
+      else {
+        bytes += jsonUnitBytes(text, i);
+        i += jsonUnits(text, i) - 1;
+      }
+    }
     return bytes;
   }
   // Text that needs no escape: its UTF-8 size (native for long text) and the quotes. Other text (any JSON output

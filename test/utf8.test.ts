@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonPrefix, jsonStringBytes, utf8Bytes, utf8Length, utf8Text } from '../src/utf8';
+import { isJsonVerbatim, jsonPrefix, jsonStringBytes, utf8Bytes, utf8Length, utf8Text } from '../src/utf8';
 
 /** Texts of every kind of UTF-16 unit, each short and long (the long ones past the length counted natively). */
 const SAMPLES = [
@@ -58,6 +58,18 @@ describe('jsonStringBytes and jsonPrefix', () => {
           const units = code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
           expect(jsonBytes(text.slice(0, prefix.length + units)) - 2).toBeGreaterThan(max);
         }
+      }
+    }
+  });
+});
+
+describe('isJsonVerbatim', () => {
+  it('is true for text JSON.stringify writes as it is between quotes, short and long, and false for any escape or surrogate', () => {
+    const verbatim = new Set(['', 'plain ascii', 'é and ß', '中文 text']);
+    for (const sample of SAMPLES) {
+      for (const text of [sample, `${'x'.repeat(300)}${sample}`, sample.repeat(40)]) {
+        expect(isJsonVerbatim(text), JSON.stringify(text.slice(-40))).toBe(verbatim.has(sample));
+        if (verbatim.has(sample)) expect(JSON.stringify(text)).toBe(`"${text}"`);
       }
     }
   });
