@@ -21,7 +21,7 @@ import { undeliverableText } from '../tool/model-text';
 import { base64Bytes, toWellFormed, truncateJsonString } from '../tool/output';
 import { jsonStringBytes } from '../utf8';
 import { frameBytes as encodedBytes, encodeFrame } from '../wire/codec';
-import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { type ClientFrame, type FrameOf, RESULT_PART_TYPES, utf8Length } from '../wire/protocol';
 import { CallMap } from './call-map';
 import type { ToolCallFrame } from './execution';
 import { addResultPart, type ResultPartFrame } from './result-parts';
@@ -215,6 +215,22 @@ class Entry {
 const KIND_PART_BYTES = 21;
 
 /**
+ * For each of the protocol's result kinds, the bytes of its part alone, counted once (a frame per call counted
+ * them again: ~250 instructions). An object that inherits nothing, as src/wire/codec.ts's tables: a kind it does not
+ * hold reads `undefined`, and only a number is taken.
+ */
+const KIND_PART_SIZES: Readonly<Record<string, unknown>> = Object.setPrototypeOf(
+  Object.fromEntries(RESULT_PART_TYPES.map((kind) => [kind, KIND_PART_BYTES + jsonStringBytes(kind)])),
+  null,
+);
+
+/** The bytes of a result part of kind `kind` alone. */
+function kindPartBytes(kind: string): number {
+  const known = KIND_PART_SIZES[kind];
+  return typeof known === 'number' ? known : KIND_PART_BYTES + jsonStringBytes(kind);
+}
+
+/**
  * The size of a `tool_result` frame as sent, in UTF-8 bytes: its output's JSON exactly, a widget's and content's
  * JSON when present, and the rest of the frame counted at its largest (106 bytes and 6 per unit of the call id).
  */
@@ -226,7 +242,7 @@ function frameBytes(frame: ToolResultFrame): number {
     if (result !== undefined)
       bytes +=
         result.value === undefined
-          ? KIND_PART_BYTES + jsonStringBytes(result.type)
+          ? kindPartBytes(result.type)
           : utf8Length(JSON.stringify([widget, content, result]));
   } else bytes += utf8Length(JSON.stringify([widget, content, result]));
   return bytes;
