@@ -38,9 +38,10 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 148, calls: 190 } as cons
  * `pong` does not throw the optimised decoder away +167 B; the rest in the redactor's twice-encoded forms); 83,207 B
  * at the end of that stop (+111 B: the redactor's form-encoded spaces, and an escape's backslash percent-encoded);
  * 83,610 B on 2026-12-07 from 83,412 B (+198 B: the redactor's lowercased and uppercased secrets, UTF-16 bytes in
- * hex and base64, base64 in base64, percent-encoding up to 8 times, and binary data read as UTF-16 too); 83,779 B (+169 B, a gain kept: a result frame's call id and output put between quotes without
- * `JSON.stringify` when they need no escape, its words made flat at load, and the result kinds' sizes counted once:
- * ~2,000 fewer instructions in every call's result).
+ * hex and base64, base64 in base64, percent-encoding up to 8 times, and binary data read as UTF-16 too); 83,779 B
+ * (+169 B, a gain kept: a result frame's call id and output put between quotes without `JSON.stringify` when they
+ * need no escape, its words made flat at load, and the result kinds' sizes counted once: ~2,000 fewer instructions
+ * in every call's result).
  */
 export const FIRST_DOWNLOAD_GZIP_BYTES = 83_840;
 
