@@ -13,7 +13,7 @@
  * @module
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
-import { clone, safeParseAsync, toJSONSchema, type ZodMiniType } from 'zod/mini';
+import { clone, globalRegistry, safeParseAsync, toJSONSchema, type ZodMiniType } from 'zod/mini';
 import { isPlainObject } from '../../json';
 import {
   ANNOTATION_KEYWORDS,
@@ -101,15 +101,32 @@ function translate(schema: StandardSchemaV1, options: Record<string, unknown>): 
  *   Schema`), or for a `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema.
  */
 export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  return translate(schema, {
+  return inputTranslation(schema).jsonSchema;
+}
+
+/**
+ * The input side's JSON Schema ({@link zod4InputJsonSchema}), with what toolwire's hooks saw on the way: every
+ * schema zod translated (`translated`: zod calls `override` once for each, parents included), and whether a hook
+ * changed more than an annotation (`rewritten`: a check after an overwrite, a flagged pattern).
+ */
+function inputTranslation(schema: StandardSchemaV1): {
+  jsonSchema: JsonObject;
+  translated: object[];
+  rewritten: boolean;
+} {
+  const translated: object[] = [];
+  let rewritten = false;
+  const jsonSchema = translate(schema, {
     override: ({ zodSchema, jsonSchema }: { zodSchema: never; jsonSchema: JsonObject }) => {
+      translated.push(zodSchema);
       refuseUnknownPipes(zodSchema);
       dropComputedDefault(zodSchema, jsonSchema);
       refuseNonJson(zodSchema);
-      announceBeforeOverwrites(zodSchema, jsonSchema);
-      dropFlaggedPatterns(zodSchema, jsonSchema);
+      if (announceBeforeOverwrites(zodSchema, jsonSchema)) rewritten = true;
+      if (dropFlaggedPatterns(zodSchema, jsonSchema)) rewritten = true;
     },
   });
+  return { jsonSchema, translated, rewritten };
 }
 
 /**
@@ -119,10 +136,30 @@ export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
  * @throws Error when the input side cannot be expressed as JSON Schema.
  */
 export function zod4Adapter(schema: StandardSchemaV1): SchemaAdapter {
-  const jsonSchema = zod4InputJsonSchema(schema);
+  const { jsonSchema, translated, rewritten } = inputTranslation(schema);
   const adapter = { ...standardAdapter('zod4', schema, jsonSchema), validate: zod4Validate(schema) };
-  const trusted = zod4Trusted(schema, jsonSchema, (options) => translate(schema, options));
+  // Without metadata read and no hook's rewrite, a translation without metadata would give this one again, which
+  // then only annotates: zod's second translation is spared.
+  const trusted =
+    !rewritten && noMetadataRead(translated)
+      ? zod4DefinitionIsFaithful(schema)
+      : zod4Trusted(schema, jsonSchema, (options) => translate(schema, options));
   return trusted ? { ...adapter, acceptsOnlyAnnounced: true } : adapter;
+}
+
+/**
+ * `true` when zod's translation read no metadata: the registry zod reads by default (its global one, where
+ * `.describe()`, `.meta()` and `.register(z.globalRegistry, …)` put it; zod 4.6 keeps it at
+ * `globalThis.__zod_globalRegistry`, shared by every copy of zod that loaded) holds none for any schema it
+ * translated, nor for their parents (`get` merges a parent's). `false` when that registry is not there, or when
+ * the copy of zod/mini toolwire translates with (for a schema without Standard JSON Schema) reads another one.
+ */
+function noMetadataRead(translated: readonly object[]): boolean {
+  const registry = (globalThis as { __zod_globalRegistry?: { get?: unknown } }).__zod_globalRegistry;
+  if (registry === undefined || registry !== globalRegistry || typeof registry.get !== 'function')
+    return false;
+  const get = registry.get as (schema: object) => unknown;
+  return translated.every((node) => get.call(registry, node) === undefined);
 }
 
 /**
@@ -214,12 +251,12 @@ export function dropComputedDefault(
  * For a schema with a check after an overwrite, its announcement made from the checks before the first
  * overwrite alone (in place: the annotations stay); nothing for any other schema.
  */
-export function announceBeforeOverwrites(zodSchema: HookSchema, jsonSchema: JsonObject): void {
+export function announceBeforeOverwrites(zodSchema: HookSchema, jsonSchema: JsonObject): boolean {
   const def = zodSchema._zod.def;
-  if (def.type === 'custom' && def.fn !== undefined) return;
+  if (def.type === 'custom' && def.fn !== undefined) return false;
   const checks = def.checks ?? [];
   const first = checks.findIndex((check) => check._zod.def.check === 'overwrite');
-  if (first === -1 || first === checks.length - 1) return;
+  if (first === -1 || first === checks.length - 1) return false;
   const before = clone(
     zodSchema as unknown as ZodMiniType,
     { ...def, checks: checks.slice(0, first) } as never,
@@ -231,6 +268,7 @@ export function announceBeforeOverwrites(zodSchema: HookSchema, jsonSchema: Json
   }) as JsonObject;
   for (const key of Object.keys(jsonSchema)) if (!ANNOTATION_KEYWORDS.has(key)) delete jsonSchema[key];
   Object.assign(jsonSchema, bare);
+  return true;
 }
 
 /** Refuses `z.promise()` and `z.file()` (see the rules above). */
@@ -256,16 +294,16 @@ function flaggedSource(pattern: unknown): string | undefined {
 }
 
 /** Removes (in place) the `pattern`s of the schema's regular expressions that have a flag (see the rules above). */
-export function dropFlaggedPatterns(zodSchema: HookSchema, jsonSchema: JsonObject): void {
+export function dropFlaggedPatterns(zodSchema: HookSchema, jsonSchema: JsonObject): boolean {
   const def = zodSchema._zod.def;
   const flagged = new Set(
     [def.pattern, ...(def.checks ?? []).map((check) => check._zod.def.pattern)]
       .map(flaggedSource)
       .filter((source) => source !== undefined),
   );
-  if (flagged.size === 0) return;
+  if (flagged.size === 0) return false;
   if (flagged.has(jsonSchema.pattern as string)) delete jsonSchema.pattern;
-  if (!Array.isArray(jsonSchema.allOf)) return;
+  if (!Array.isArray(jsonSchema.allOf)) return true;
   const kept = jsonSchema.allOf.filter(
     (part) =>
       !(typeof part === 'object' && part !== null && flagged.has((part as JsonObject).pattern as string)),
@@ -276,6 +314,7 @@ export function dropFlaggedPatterns(zodSchema: HookSchema, jsonSchema: JsonObjec
   if (kept.length === 1 && Object.keys(only ?? {}).length === 1 && jsonSchema.pattern === undefined) {
     jsonSchema.pattern = only?.pattern;
   } else if (kept.length === 1) jsonSchema.allOf = kept;
+  return true;
 }
 
 /*

@@ -265,4 +265,24 @@ describe('zod 4 parameters and their announcement', () => {
       ).toBe(undefined);
     },
   );
+
+  // zod's second translation (without metadata) is spared when zod read no metadata: any metadata, however
+  // reached, must still be compared.
+  it.skipIf(zodBefore('4.6.0'))(
+    'keeps the check when metadata adds a constraint through a parent, deep inside or by register()',
+    () => {
+      const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
+      const trusted = (schema: z.ZodType) => resolveSchema(schema, origin).acceptsOnlyAnnounced;
+      expect(trusted(z.object({ s: z.string().meta({ minLength: 3 }).max(9) }))).toBeUndefined();
+      expect(
+        trusted(z.object({ a: z.array(z.object({ s: z.string().meta({ minimum: 3 }) })) })),
+      ).toBeUndefined();
+      expect(trusted(z.object({ n: z.number().optional().meta({ maximum: 1 }) }))).toBeUndefined();
+      const registered = z.number();
+      z.globalRegistry.add(registered, { multipleOf: 2 } as never);
+      expect(trusted(z.object({ n: registered }))).toBeUndefined();
+      expect(trusted(z.object({ q: z.string().describe('Query').max(9) }))).toBe(true);
+      expect(trusted(z.object({ q: z.string().max(9), n: z.number().int().optional() }))).toBe(true);
+    },
+  );
 });
