@@ -152,20 +152,32 @@ function announcedCheck(validation: Validation, announced: JsonObject): Announce
  *   out for an adapter that proved it unneeded ({@link SchemaAdapter.acceptsOnlyAnnounced}): its acceptances
  *   cost nothing more.
  *
- * The validator is made now when it is here (registered by `toolwire/json-schema`, as in Node), else at the
- * first validation that needs it, which loads it first (see `loadValidation`), telling the call that waits
+ * With `guard`, the validator is made now when it is here (registered by `toolwire/json-schema`, as in Node), else
+ * at the first validation that needs it, which loads it first (see `loadValidation`), telling the call that waits
  * (`validate`'s `waiter`): a load that fails fails an acceptance that needed the guard, and leaves a refusal in
- * the library's words; the next one tries again.
+ * the library's words; the next one tries again. Without it, only a refusal reads the validator: it is made at the
+ * first (most tools never see one), synchronously when it is here; an adapter proved to need no guard (a zod 4
+ * schema of trusted constructs) announces nothing the validator cannot take, and should it, the refusal stays in
+ * the library's words.
  *
- * @throws Error from the validator, when it is here, for an announcement it cannot take (see `compile`).
+ * @throws Error from the validator, when it is here and `guard` is set, for an announcement it cannot take (see
+ *   `compile`).
  */
 export function withAnnounced(adapter: SchemaAdapter, guard: boolean): SchemaAdapter {
   const announced = adapter.jsonSchema;
-  const ready = validationIfReady();
+  const ready = guard ? validationIfReady() : undefined;
   let check: AnnouncedCheck | undefined = ready === undefined ? undefined : announcedCheck(ready, announced);
   const loadCheck = () =>
     andThen(loadValidation(), (validation) => (check ??= announcedCheck(validation, announced)));
   const judged = (value: unknown, result: ValidationResult): MaybePromise<ValidationResult> => {
+    const here = check === undefined && !guard ? validationIfReady() : undefined;
+    if (here !== undefined) {
+      try {
+        check = announcedCheck(here, announced);
+      } catch {
+        return result;
+      }
+    }
     if (check !== undefined) return check(value, result);
     const loaded = andThen(loadCheck(), (made) => made(value, result));
     return result.ok ? loaded : Promise.resolve(loaded).catch(() => result);

@@ -285,4 +285,18 @@ describe('zod 4 parameters and their announcement', () => {
       expect(trusted(z.object({ q: z.string().max(9), n: z.number().int().optional() }))).toBe(true);
     },
   );
+
+  // Such a schema's validator is made at its first refusal, not when the tool is defined.
+  it.skipIf(zodBefore('4.6.0'))(
+    'tells a refusal of a trusted schema from its announcement, synchronously, from the first on',
+    () => {
+      const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
+      const adapter = resolveSchema(z.object({ n: z.number().max(3) }), origin);
+      expect(adapter.acceptsOnlyAnnounced).toBe(true);
+      expect(adapter.validate({ n: 2 })).toEqual({ ok: true, value: { n: 2 } });
+      const issue = (message: string) => ({ ok: false, issues: [{ path: 'n', message }] });
+      expect(adapter.validate({ n: 5 })).toEqual(issue('expected a number <= 3, received 5'));
+      expect(adapter.validate({ n: 'x' })).toEqual(issue('expected a number <= 3, received "x"'));
+    },
+  );
 });
