@@ -1693,7 +1693,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
       : objectCallbacks(loose.execute as never, loose.toModelOutput, from.aiSdk);
   const internals: ToolInternals = {
     parameters,
-    inputSchema: deepFreeze(cloneJson(inputSchema)),
+    // Without `strict`, the announced schema itself (frozen below with the definition): no copy to make.
+    inputSchema: deepFreeze(inputSchema === parameters.jsonSchema ? inputSchema : cloneJson(inputSchema)),
     outputSchema,
     execute: adapted.execute as ToolInternals['execute'],
     executeReadsContext: readsPastFirstArgument(adapted.execute),
