@@ -26,12 +26,8 @@ export function readsPastFirstArgument(fn: unknown): boolean {
   // A sloppy-mode `function`'s arguments are readable from outside it while it runs (`fn.arguments`, or
   // `caller.arguments` in a function it calls). Reading the property throws for any other function, but for a
   // strict `function` in some engines (Bun's): those may too. Read after the native check: no Proxy trap runs.
-  try {
-    void (fn as { arguments?: unknown }).arguments;
-    return true;
-  } catch {
-    // Strict mode, an arrow, a method, async or a generator: its arguments are its own.
-  }
+  // Strict mode, an arrow, a method, async or a generator (reading throws): its arguments are its own.
+  if (!argumentsReadThrows(fn)) return true;
   // A word test over the whole source: a property or a string of that name only costs the call its `ctx`. A `\u`
   // escape can spell either name (`\u0061rguments`).
   if (/\\u|\b(?:arguments|eval)\b/.test(source)) return true;
@@ -49,6 +45,38 @@ export function readsPastFirstArgument(fn: unknown): boolean {
     .map((param) => param.trim())
     .filter((param) => param !== '');
   return params.length > 1 || (params.length === 1 && (params[0] as string).startsWith('...'));
+}
+
+/**
+ * %ThrowTypeError%, the function that throws whatever it is called on: the getter of a strict function's arguments
+ * object's `callee`, and (as the specification has it, and V8) of `Function.prototype.arguments`.
+ */
+const THROW_TYPE_ERROR = Object.getOwnPropertyDescriptor(
+  (function strictArguments() {
+    // biome-ignore lint/complexity/noArguments: the arguments object is what is read
+    return arguments;
+  })(),
+  'callee',
+)?.get;
+
+/**
+ * `true` when reading `fn.arguments` throws. Told from where the property is found when its getter is
+ * {@link THROW_TYPE_ERROR} (an arrow's, a method's, a strict function's in V8): a throw and its stack cost more
+ * than the rest of the reading of a tool's `execute`. Anything else is read.
+ */
+function argumentsReadThrows(fn: object): boolean {
+  for (let holder: object | null = fn; holder !== null; holder = Object.getPrototypeOf(holder)) {
+    const found = Object.getOwnPropertyDescriptor(holder, 'arguments');
+    if (found === undefined) continue;
+    if (THROW_TYPE_ERROR !== undefined && found.get === THROW_TYPE_ERROR) return true;
+    break;
+  }
+  try {
+    void (fn as { arguments?: unknown }).arguments;
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

@@ -132,6 +132,15 @@ describe('readsPastFirstArgument on sources that hide a second parameter from a 
     expect([readsPastFirstArgument(sloppy), readsPastFirstArgument(execute)]).toEqual([true, true]);
   });
 
+  it('says true for a one-parameter arrow whose arguments property no longer throws when read', () => {
+    const unchained = (input: unknown) => input;
+    Object.setPrototypeOf(unchained, null);
+    const own = (input: unknown) => input;
+    Object.defineProperty(own, 'arguments', { get: () => [] });
+    const plain = (input: unknown) => input;
+    expect([unchained, own, plain].map(readsPastFirstArgument)).toEqual([true, true, false]);
+  });
+
   it('hands the ctx to an execute whose second parameter follows a comment', async () => {
     const commented = tool({
       name: 'commented',
