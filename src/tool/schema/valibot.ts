@@ -134,7 +134,8 @@ function overrideSchemaWith(convert: (schema: ValibotNode) => JsonObject) {
  *   `The "date" schema cannot be converted to JSON Schema.`
  */
 function valibotInputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  return JSON.parse(JSON.stringify(convert(schema))) as JsonObject;
+  // As converted, with the frozen copies' symbol keys: `resolveSchema` makes it plain JSON (its `finish`), once.
+  return convert(schema);
 }
 
 /** One conversion with toolwire's hooks; a wrapped schema that needs its own is converted the same way. */
