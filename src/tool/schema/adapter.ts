@@ -203,18 +203,22 @@ export function eachSubschema(
   keys: readonly string[] = [],
 ): boolean {
   if (Array.isArray(node))
-    return node.some((item, index) => eachSubschema(item, visit, [...keys, String(index)]));
+    return node.some((item, index) => entered(item) && eachSubschema(item, visit, [...keys, String(index)]));
   if (!isPlainObject(node)) return false;
   if (visit(node, keys) === true) return true;
   for (const [key, child] of Object.entries(node)) {
-    if (DATA_KEYWORDS.has(key)) continue;
+    // The keys of a child are made only for what is entered: most keyword values are strings and numbers.
+    if (DATA_KEYWORDS.has(key) || !entered(child)) continue;
     if ((SUBSCHEMA_MAP_KEYWORDS.has(key) || key === 'dependencies') && isPlainObject(child)) {
       for (const [name, schema] of Object.entries(child))
-        if (eachSubschema(schema, visit, [...keys, key, name])) return true;
+        if (entered(schema) && eachSubschema(schema, visit, [...keys, key, name])) return true;
     } else if (eachSubschema(child, visit, [...keys, key])) return true;
   }
   return false;
 }
+
+/** `true` for what {@link eachSubschema} enters (an object or an array); it returns `false` for anything else. */
+const entered = (value: unknown): boolean => typeof value === 'object' && value !== null;
 
 /**
  * Keywords that annotate and never make a validator refuse: JSON Schema 2020-12's meta-data vocabulary and

@@ -277,12 +277,15 @@ function checkRefCycles(root: JsonObject): void {
       const at = ref === '#' || ref === '' ? [] : ref.slice(2).split('/').map(unescapeSegment);
       visit(target, at, [...pointer, '$ref'], open);
     }
-    for (const keyword of SAME_VALUE_ONE) visit(node[keyword], [...pointer, keyword], via, open);
+    // A pointer is made only for a schema entered (visit leaves anything else at once).
+    for (const keyword of SAME_VALUE_ONE) {
+      if (isPlainObject(node[keyword])) visit(node[keyword], [...pointer, keyword], via, open);
+    }
     for (const keyword of SAME_VALUE_LIST) {
       const list = node[keyword];
       if (Array.isArray(list)) {
         for (const [index, item] of list.entries())
-          visit(item, [...pointer, keyword, String(index)], via, open);
+          if (isPlainObject(item)) visit(item, [...pointer, keyword, String(index)], via, open);
       }
     }
     open.delete(node);
