@@ -61,7 +61,9 @@ describe('a welcome wrong in a required field', () => {
       );
       const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
       expect(warnings).toEqual([1, 2, 3].map((n) => `connection attempt ${n} failed: ${failure}`));
-      for (const line of logger.lines) expect(JSON.stringify(line)).not.toContain(value);
+      // The value is never written; the service's address may hold its digits (port 35129 holds `512`).
+      for (const line of logger.lines)
+        expect(JSON.stringify(line).replaceAll(raw.url, '')).not.toContain(value);
     },
   );
 
