@@ -6,6 +6,7 @@
  * hashed, or under any other transform, a secret is not looked for.
  * In order:
  * - the patterns that find a secret in each of those forms;
+ * - the search that finds where they may match in a long text, at a cost that grows little with their number;
  * - the {@link Redactor}, which replaces secrets in text, values, errors and bytes, and a client's own
  *   ({@link clientRedactor});
  * - a tool's output redacted without breaking it ({@link redactOutput}).
@@ -211,6 +212,183 @@ function byteForms(secret: string): string[] {
 const utf16Text = (bytes: Uint8Array, start: number): string =>
   typeof TextDecoder === 'function' ? new TextDecoder('utf-16le').decode(bytes.subarray(start)) : '';
 
+/*
+ * The search: where string rules are in a text, in every form, in time that grows little with their number. A match
+ * of {@link encodedPattern} writes each unit of the secret as itself or in a form that begins with `\`, `%` or (a
+ * space) `+`: either the secret is there as written (found from samples), or its first unit written otherwise begins at
+ * such a lead, right after the units before it as written. Each lead is read for the units it may stand for, and
+ * only the secrets holding one of them there, after those units, are tried there, each with its own pattern: the
+ * matches are those one pattern of all the secrets would find, tried at every place.
+ */
+
+/** Units hashed for a sample of the text ({@link Search}). */
+const GRAM = 8;
+/** With a needle shorter than this, needles are looked for in the whole text, not from samples. */
+const LONG_NEEDLE = 12;
+
+/** A hash of the {@link GRAM} units of `text` from `at`. */
+function gram(text: string, at: number): number {
+  let hash = 0;
+  for (let i = at; i < at + GRAM; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/** What a `%` byte from 0x80 (the first of a character's UTF-8 bytes) may stand for: any unit from 0x80. */
+const NON_ASCII = 0x10000;
+const HEX = '[\\da-fA-F]';
+/**
+ * An escape (its backslashes as {@link ESCAPE} writes them) or a byte percent-encoded: a short escape (group 1), or
+ * the hex of `\uXXXX`, `\u{…}`, `\xXX`, a `\"` or `\/` percent-encoded, or of a byte (the last group). Sticky.
+ */
+const LEAD = new RegExp(
+  `${ESCAPE}(?:([btnfr"/])|u(${HEX}{4})|u\\{0*(${HEX}{1,6})\\}|x(${HEX}{2})|${PERCENT}(2[2fF]))|${PERCENT}(${HEX}{2})`,
+  'y',
+);
+
+/** The unit of each of JSON's short escapes `btnfr"/`. */
+const SHORT_UNITS = [8, 9, 10, 12, 13, 34, 47];
+
+/**
+ * Every unit a form beginning at the lead at `at` may write ({@link NON_ASCII} for any unit from 0x80): a space for
+ * `+`; else a backslash (a secret's backslashes, as written or encoded), a `%` (`%25`), and the unit of the escape
+ * or the percent-encoded byte there ({@link LEAD}), a space too for `%2B`.
+ */
+function leadUnits(text: string, at: number): number[] {
+  if (text[at] === '+') return [0x20];
+  const next = text.charAt(at + 1);
+  // A backslash before a short escape (JSON's `\n`, `\"`) or before no escape at all.
+  if (text[at] === '\\' && next !== '' && !'\\%ux'.includes(next)) {
+    return [0x5c, 0x25, SHORT_UNITS['btnfr"/'.indexOf(next)] ?? -1];
+  }
+  LEAD.lastIndex = at;
+  const match = LEAD.exec(text);
+  if (match === null) return [0x5c, 0x25];
+  const [, escaped, ...hex] = match;
+  const unit = Number.parseInt(hex.find((digits) => digits !== undefined) ?? '', 16);
+  return [
+    0x5c,
+    0x25,
+    escaped === undefined
+      ? unit > 0xffff
+        ? 0xd7c0 + (unit >> 10)
+        : unit > 0x7f && hex[4]
+          ? NON_ASCII
+          : unit
+      : (SHORT_UNITS['btnfr"/'.indexOf(escaped)] as number),
+    unit === 0x2b ? 0x20 : -1,
+  ];
+}
+
+/**
+ * Where string rules (and their lowercase and uppercase forms) are in a text, in any form ({@link encodedPattern}),
+ * and their byte encodings ({@link byteForms}). Made when a text long enough is first searched.
+ *
+ * Both are found as written (needles) from samples when all are long: the {@link GRAM} units every `step` units of
+ * the text (the shortest needle's length, less {@link GRAM}, plus 1), of which any occurrence holds one; a needle is
+ * looked for only around a sample that one of them holds.
+ */
+class Search {
+  readonly #strings: readonly string[];
+  /** The string rules, then their byte encodings. */
+  readonly #needles: readonly string[];
+  readonly #grams = new Set<number>();
+  /** Samples every this many units; 0: the needles are looked for in the whole text. */
+  readonly #step: number;
+  readonly #longest: number;
+  /** Each string rule's pattern (sticky), made when it is first tried. */
+  readonly #patterns: RegExp[] = [];
+  /** The leads a text may hold: `\` and `%`, and `+` when a string rule holds a space. */
+  readonly #leads: string[];
+  /** By each unit a lead may stand for, the rules it may begin the first form not as written of: `[rule, units before…]`. */
+  readonly #starts = new Map<number, number[]>();
+
+  constructor(strings: readonly string[], bytes: readonly string[]) {
+    this.#strings = strings;
+    const needles = [...strings, ...bytes];
+    this.#needles = needles;
+    const lengths = needles.map((needle) => needle.length);
+    this.#longest = Math.max(...lengths);
+    this.#step = Math.min(...lengths) < LONG_NEEDLE ? 0 : Math.min(...lengths) - GRAM + 1;
+    for (const needle of this.#step > 0 ? needles : []) {
+      for (let at = 0; at + GRAM <= needle.length; at++) this.#grams.add(gram(needle, at));
+    }
+    this.#leads = ['\\', '%', ...(strings.some((secret) => secret.includes(' ')) ? ['+'] : [])];
+    strings.forEach((secret, index) => {
+      for (let unit = 0; unit < secret.length; unit++) {
+        const code = secret.charCodeAt(unit);
+        for (const key of code < 0x80 ? [code] : [code, NON_ASCII]) {
+          this.#starts.set(key, [...(this.#starts.get(key) ?? []), index, unit]);
+        }
+        // A backslash is never written as itself: no later unit's form is the first not as written.
+        if (code === 0x5c) break;
+      }
+    });
+  }
+
+  /** Calls `found` with the index and the place of each needle in `text` (some twice). */
+  #find(text: string, found: (index: number, at: number) => void): void {
+    const search = (from: number, to: number) => {
+      const part = text.slice(from, to);
+      this.#needles.forEach((needle, index) => {
+        for (let at = part.indexOf(needle); at !== -1; at = part.indexOf(needle, at + 1))
+          found(index, from + at);
+      });
+    };
+    if (this.#step === 0) search(0, text.length);
+    for (let at = 0; this.#step > 0 && at + GRAM <= text.length; at += this.#step) {
+      if (this.#grams.has(gram(text, at))) search(Math.max(0, at + GRAM - this.#longest), at + this.#longest);
+    }
+  }
+
+  /**
+   * Pushes on `spans` the place of each byte encoding in `text`, and of string rules in any form: at each place, of
+   * the first rule (in their order) that matches there.
+   */
+  spans(text: string, spans: Array<[number, number]>): void {
+    const strings = this.#strings;
+    const count = strings.length;
+    const leads = this.#leads.some((lead) => text.includes(lead));
+    // Where a string rule may begin, and which: `at * count + rule`.
+    const starts: number[] = [];
+    this.#find(text, (index, at) => {
+      // With no lead, a string rule as written is all there is.
+      if (index >= count || !leads) spans.push([at, at + (this.#needles[index] as string).length]);
+      else starts.push(at * count + index);
+    });
+    for (const lead of leads ? this.#leads : []) {
+      for (let at = text.indexOf(lead); at !== -1; at = text.indexOf(lead, at + 1)) {
+        for (const unit of leadUnits(text, at)) {
+          const found = this.#starts.get(unit) ?? [];
+          for (let i = 0; i < found.length; i += 2) {
+            const rule = found[i] as number;
+            const length = found[i + 1] as number;
+            const secret = strings[rule] as string;
+            // The units before the lead as written (the one right before first: most often not).
+            if (
+              (length === 0 || (at >= length && text.charCodeAt(at - 1) === secret.charCodeAt(length - 1))) &&
+              text.startsWith(secret.slice(0, length), at - length)
+            ) {
+              starts.push((at - length) * count + rule);
+            }
+          }
+        }
+      }
+    }
+    let matched = -1;
+    for (const start of starts.sort((a, b) => a - b)) {
+      const at = Math.floor(start / count);
+      const pattern =
+        this.#patterns[start % count] ?? new RegExp(encodedPattern(strings[start % count] ?? ''), 'y');
+      this.#patterns[start % count] = pattern;
+      pattern.lastIndex = at;
+      if (at !== matched && pattern.test(text)) {
+        spans.push([at, pattern.lastIndex]);
+        matched = at;
+      }
+    }
+  }
+}
+
 /** What to scrub: exact strings (e.g. secrets) and patterns. */
 export type RedactRule = string | RegExp;
 
@@ -297,21 +475,10 @@ export class Redactor {
   #patterns: RegExp[] = [];
   /** Secrets replaced only as whole strings ({@link RedactorOptions.whole}). */
   #whole: ReadonlySet<string> = new Set();
-  /** Every string rule as written (longest first), or none. */
-  #literal: RegExp | undefined;
-  /**
-   * Every string rule in every form, or none; used only on text that holds a `\` or a `%`, or a `+` when a rule
-   * holds a space ({@link Redactor.#plusForm}).
-   */
-  #encoded: RegExp | undefined;
-  /** Whether a string rule holds a space, which a form-encoded text writes `+` (no `\` or `%` to tell it by). */
-  #plusForm = false;
-  /** The byte encodings of the string rules long enough to have them ({@link byteForms}), or none. */
+  /** The byte encodings of the string rules long enough to have them ({@link byteForms}). */
   #byteForms: string[] = [];
-  /** Any of {@link Redactor.#byteForms} (one scan finds whether a text holds one), or none. */
-  #byteForm: RegExp | undefined;
-  /** The length of the shortest of {@link Redactor.#byteForms}: a shorter text holds none. */
-  #shortestByteForm = 0;
+  /** Where the string rules and their byte encodings are in a text: made when a text is first searched. */
+  #search: Search | undefined;
   /**
    * Without RegExp rules, the length of the shortest text any rule matches in any form (a string rule as written or
    * encoded, which is never shorter; a byte form; a whole-value secret): a shorter text holds no secret. 0 with a
@@ -358,26 +525,16 @@ export class Redactor {
       if (secret.length >= SHORT_SECRET) cases.add(secret.toLowerCase()).add(secret.toUpperCase());
     }
     this.#strings = [...cases].sort((a, b) => b.length - a.length);
-    this.#plusForm = this.#strings.some((secret) => secret.includes(' '));
-    this.#literal = undefined;
-    this.#encoded = undefined;
+    this.#search = undefined;
     this.#byteForms = [...new Set([...strings].flatMap(byteForms))];
-    this.#byteForm =
-      this.#byteForms.length > 0 ? new RegExp(this.#byteForms.map(escapeRegExp).join('|')) : undefined;
-    this.#shortestByteForm = Math.min(...this.#byteForms.map((form) => form.length));
     this.#shortestMatch =
       this.#patterns.length > 0
         ? 0
         : Math.min(
-            this.#shortestByteForm,
+            ...this.#byteForms.map((form) => form.length),
             ...this.#strings.map((secret) => secret.length),
             ...[...whole].map((secret) => secret.length),
           );
-    if (this.#strings.length > 0) {
-      this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
-      // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
-      this.#encoded = new RegExp(`(?=(${this.#strings.map(encodedPattern).join('|')}))`, 'g');
-    }
     this.#replacement =
       REPLACEMENTS.find(
         (candidate) =>
@@ -523,47 +680,20 @@ export class Redactor {
    * replaced once (so that a rule replaced first cannot break another's match and leave part of it behind).
    */
   #pass(text: string): string {
-    const strings =
-      text.includes('\\') || text.includes('%') || (this.#plusForm && text.includes('+'))
-        ? this.#encoded
-        : this.#literal;
-    if (this.#patterns.length === 0) {
-      // String rules alone (the API key, `redact` strings): nearly every text holds none, and is let through
-      // after one scan, without the lists of rules and spans.
-      if (strings === undefined) return text;
-      strings.lastIndex = 0;
-      return strings.test(text) || this.#hasByteForm(text) ? this.#replace(text, [strings]) : text;
-    }
-    return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
-  }
-
-  /** Whether `text` holds a byte encoding of a secret ({@link byteForms}): one scan for all of them. */
-  #hasByteForm(text: string): boolean {
-    return text.length >= this.#shortestByteForm && this.#byteForm?.test(text) === true;
-  }
-
-  #replace(text: string, rules: readonly RegExp[]): string {
     const spans: Array<[number, number]> = [];
-    for (const form of this.#hasByteForm(text) ? this.#byteForms : []) {
-      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
-        spans.push([at, at + form.length]);
-    }
+    if (this.#strings.length > 0) this.#searched().spans(text, spans);
+    return this.#replace(text, this.#patterns, spans);
+  }
+
+  #searched(): Search {
+    this.#search ??= new Search(this.#strings, this.#byteForms);
+    return this.#search;
+  }
+
+  #replace(text: string, rules: readonly RegExp[], spans: Array<[number, number]> = []): string {
     for (const rule of rules) {
-      rule.lastIndex = 0;
-      if (rule === this.#literal) {
-        // One scan says whether any secret is there; then each one's places, overlapping ones too.
-        if (!rule.test(text)) continue;
-        for (const secret of this.#strings) {
-          for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
-            spans.push([at, at + secret.length]);
-          }
-        }
-        continue;
-      }
       for (const match of text.matchAll(rule)) {
-        // Rules of ours look ahead and capture the secret; a user's RegExp matches it whole.
-        const found = rule === this.#encoded ? (match[1] ?? '') : match[0];
-        if (found !== '') spans.push([match.index, match.index + found.length]);
+        if (match[0] !== '') spans.push([match.index, match.index + match[0].length]);
       }
     }
     if (spans.length === 0) return text;
@@ -584,8 +714,8 @@ export class Redactor {
 
   /**
    * `true` when bytes hold a secret: their UTF-8 reading matches a rule, or their UTF-16LE reading from an even or
-   * an odd byte holds a string rule as written (lowercased, uppercased): binary data written as base64 is checked
-   * this way before it is encoded. The UTF-16LE readings find UTF-16 text (a Windows file, a PowerShell script) in
+   * an odd byte holds a string rule (lowercased, uppercased) in one of its forms: binary data written as base64 is
+   * checked this way before it is encoded. The UTF-16LE readings find UTF-16 text (a Windows file, a PowerShell script) in
    * either byte order for ASCII secrets: an ASCII character's UTF-16BE bytes, read from the byte after, are its
    * UTF-16LE ones (but for the last character of the data). Without a `TextDecoder`, bytes are read as UTF-8 only.
    */
@@ -595,10 +725,14 @@ export class Redactor {
       ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
       : new Uint8Array(view);
     const text = utf8Text(bytes);
-    const literal = this.#literal;
     return (
       this.#pass(text) !== text ||
-      (literal !== undefined && [0, 1].some((start) => matches(literal, utf16Text(bytes, start))))
+      (this.#strings.length > 0 &&
+        [0, 1].some((start) => {
+          const spans: Array<[number, number]> = [];
+          this.#searched().spans(utf16Text(bytes, start), spans);
+          return spans.length > 0;
+        }))
     );
   }
 

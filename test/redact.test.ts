@@ -458,6 +458,101 @@ describe('redactingLogger', () => {
   });
 });
 
+describe('Redactor on long texts and many secrets', () => {
+  const key = 'sk-live-AbC/dEf"gh+ij é😀 0123';
+  const escapes = (char: string): string[] => {
+    const unit = (code: number) => code.toString(16).padStart(4, '0');
+    const forms = [
+      char
+        .split('')
+        .map((u) => `\\u${unit(u.charCodeAt(0))}`)
+        .join(''),
+      encodeURIComponent(char),
+      encodeURIComponent(encodeURIComponent(char)),
+      `\\u{${char.codePointAt(0)?.toString(16).toUpperCase()}}`,
+    ];
+    if (char.length === 1 && char.charCodeAt(0) < 0x100) forms.push(`\\x${char.charCodeAt(0).toString(16)}`);
+    if (char === '"' || char === '/') forms.push(`\\${char}`, `%5C${encodeURIComponent(char)}`);
+    return forms;
+  };
+
+  it('finds a secret with any one character escaped, at the start, the end or the middle of a text', () => {
+    const redactor = new Redactor([key]);
+    const chars = [...key];
+    chars.forEach((char, i) => {
+      for (const form of escapes(char)) {
+        const written = [...chars.slice(0, i), form, ...chars.slice(i + 1)].join('');
+        for (const [text, expected] of <Array<[string, string]>>[
+          [written, REDACTED],
+          [`${written}\\n`, `${REDACTED}\\n`],
+          [`%20${written}`, `%20${REDACTED}`],
+          [`{"a":"x\\"${written}\\"y"}`, `{"a":"x\\"${REDACTED}\\"y"}`],
+        ]) {
+          expect(redactor.text(text), `${i}: ${text}`).toBe(expected);
+        }
+      }
+    });
+  });
+
+  it('finds a secret escaped from its first character on, or as written up to its last', () => {
+    const redactor = new Redactor([key]);
+    const chars = [...key];
+    for (let i = 0; i <= chars.length; i++) {
+      const head = chars.slice(0, i).join('');
+      const tail = chars
+        .slice(i)
+        .map((char) => escapes(char)[0])
+        .join('');
+      expect(redactor.text(`<${head}${tail}>`), `${i}`).toBe(`<${REDACTED}>`);
+      expect(redactor.text(`${tail}${head}`)).toBe(tail === '' || head === '' ? REDACTED : `${tail}${head}`);
+    }
+  });
+
+  it('replaces 16 learned secrets in one JSON text, each in its own form, and overlapping ones as one span', () => {
+    const redactor = new Redactor(['own-secret-0001']);
+    const keys = Array.from({ length: 16 }, (_, n) => `sk-learned-${String(n).padStart(2, '0')}-AbCdEfGh`);
+    for (const learned of keys) redactor.learn(learned);
+    const filler = 'The path C:\\temp\\x and 100% of "quotes" \n'.repeat(40);
+    const text = JSON.stringify({
+      a: `${filler}${keys[15]}`,
+      b: `${encodeURIComponent(`${keys[3]}`)}${filler}`,
+      c: `${(keys[7] ?? '').toLowerCase()}${(keys[8] ?? '').toUpperCase()}`,
+      d: JSON.stringify({ e: `own-secret-0001${keys[0]}` }),
+      f: `${(keys[9] ?? '').slice(0, -1)}!`,
+    });
+    expect(JSON.parse(redactor.text(text))).toEqual({
+      a: `${filler}${REDACTED}`,
+      b: `${REDACTED}${filler}`,
+      c: `${REDACTED}${REDACTED}`,
+      d: JSON.stringify({ e: `${REDACTED}${REDACTED}` }),
+      f: `${(keys[9] ?? '').slice(0, -1)}!`,
+    });
+    // Overlapping secrets, one of them escaped, are one span.
+    const overlap = new Redactor(['abcd-efgh-ijkl', 'efgh-ijkl-mnop']);
+    expect(overlap.text('x abcd-\\u0065fgh-ijkl-mnop y')).toBe(`x ${REDACTED} y`);
+    expect(overlap.text('x abcd-efgh-ijkl-mnop y')).toBe(`x ${REDACTED} y`);
+  });
+
+  it('gives back a long text holding no secret as it is, whatever its escapes and leads', () => {
+    const redactor = new Redactor([key]);
+    for (let n = 0; n < 15; n++) redactor.learn(`${key}-${n}`);
+    const text = `${'\\\\u0073k-live %73k-live %25%2525 \\x73 + \\u{73} '.repeat(200)}\\u00%2%\\`;
+    expect(redactor.text(text)).toBe(text);
+    const nearly = `${key.slice(0, -1)}X ${encodeURIComponent(key.slice(1))}`;
+    expect(redactor.text(nearly)).toBe(nearly);
+  });
+
+  it('finds a secret that begins with a backslash, holds % or +, or looks like an escape', () => {
+    expect(new Redactor(['\\secret-path']).text('a \\\\secret-path b')).toBe(`a ${REDACTED} b`);
+    expect(new Redactor(['\\secret-path']).text('%5Csecret-path')).toBe(REDACTED);
+    expect(new Redactor(['100%+key']).text('x=100%25%2Bkey')).toBe(`x=${REDACTED}`);
+    // Leads inside a secret as written, near the text's start: one span, from the start.
+    expect(new Redactor(['%+abcde% abZab']).text('%+abcde% abzab')).toBe(REDACTED);
+    expect(new Redactor(['u0041-key-1']).text('\\u0041-key-1')).toBe(`\\${REDACTED}`);
+    expect(new Redactor(['Au0041-key']).text('\\x41u0041-key')).toBe(REDACTED);
+  });
+});
+
 describe('Redactor with rules that overlap', () => {
   it('replaces the whole span two rules cover, whichever matches first', () => {
     // The key `k` sits inside what the RegExp matches: replacing it first must not leave `-abc123` behind.
