@@ -71,7 +71,7 @@ import {
   sameArguments,
 } from './held-arguments';
 import { Leases } from './leases';
-import { type CallSocket, Outbox } from './outbox';
+import { type CallSocket, HeldResult, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
 import { SlotlessWaits } from './slotless-waits';
@@ -1456,7 +1456,14 @@ export class CallRunner implements ExecutionOwner {
           execution.redaction,
         )
       : undefined;
-    const { output } = this.#outbox.add(answeredCall(execution), result, durationMs, part, updated);
+    // What the outbox keeps of the call until its result is acked, with the result (src/client/outbox.ts
+    // `HeldResult`): its ids and tool (the texts and the log lines about the result name them), and its arguments
+    // only when they are small enough to keep for comparing a re-delivery (./held-arguments.ts); never its kept
+    // steps or larger arguments: a service that never acks would hold them for every call while the outbox counts
+    // only its results' bytes (`maxOutboxBytes`). Made here, not in a function of its own nor in the outbox: V8 then
+    // inlines its constructor into this function among the first of what it calls.
+    const held = new HeldResult(callId, execution.runId, execution.toolName, keptOf(execution.arguments));
+    const { output } = this.#outbox.add(held, result, durationMs, part, updated);
     const { events } = this.#options;
     if (events.listens?.('tool_result') !== false)
       events.toolResult({
@@ -1576,45 +1583,10 @@ export class CallRunner implements ExecutionOwner {
   }
 }
 
-/*
- * What the outbox keeps of a call whose result waits for its ack: its ids and tool name (the texts and the log
- * lines about the result name them), and its arguments only when they are small enough to keep for comparing a
- * re-delivery (./held-arguments.ts). Never its kept steps or larger arguments: a service that never acks would
- * hold them for every call while the outbox counts only its results' bytes (`maxOutboxBytes`).
- */
-/**
- * What the outbox keeps of a call until its result is acked: a `tool_call` of its ids, tool and small arguments. A
- * class, not an object literal, so that V8 never makes these in the old generation (see src/client/outbox.ts
- * `Entry`).
- */
-class AnsweredCall {
-  /** Keeps the hidden class of answered calls while none is held, as `ClientExecution.kept` keeps calls'. */
-  static readonly kept: AnsweredCall = new AnsweredCall('', '', '', undefined);
-  declare readonly type: 'tool_call';
-  declare readonly callId: string;
-  declare readonly runId: string;
-  declare readonly toolName: string;
-  declare readonly arguments: unknown;
-
-  constructor(callId: string, runId: string, toolName: string, args: unknown) {
-    this.type = 'tool_call';
-    this.callId = callId;
-    this.runId = runId;
-    this.toolName = toolName;
-    this.arguments = args;
-  }
-}
-
 /**
  * The tool a call ran shows the model a projection of its result (`toModelOutput`): asked of a call that ended `ok`,
  * whose tool ran (a call that never began has no tool).
  */
 function projects(execution: Execution): boolean {
   return (execution.internals as ToolInternals | undefined)?.toModelOutput !== undefined;
-}
-
-/** What the outbox keeps of `execution` until its result is acked ({@link AnsweredCall}). */
-function answeredCall(execution: Execution): ToolCallFrame {
-  const { callId, runId, toolName } = execution;
-  return new AnsweredCall(callId, runId, toolName, keptOf(execution.arguments));
 }

@@ -135,7 +135,7 @@ export function hasRoom(
 }
 
 /**
- * A `tool_result` frame as the outbox makes it (a class: see {@link Entry}), with every field it may get in their
+ * A `tool_result` frame as the outbox makes it (a class: see {@link HeldResult}), with every field it may get in their
  * order on the wire, `undefined` until set (`JSON.stringify` leaves those out): one hidden class for every result.
  */
 class ResultFrame implements ToolResultFrame {
@@ -165,31 +165,41 @@ class ResultFrame implements ToolResultFrame {
   }
 }
 
+/** The frame of a {@link HeldResult} not yet filled in (never sent, never read: `add` sets the frame first). */
+const NO_FRAME: ToolResultFrame = new ResultFrame('', 'ok', '', 0);
+
 /**
- * One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet).
+ * One result waiting for its `ack`, with what the outbox keeps of its call: a `tool_call` of its ids, tool and
+ * small arguments (the texts and the log lines about the result name them; a re-delivery's arguments are compared
+ * with them), and the socket generation the result was last written on (`-1`: not yet).
  *
- * A class, as {@link ResultFrame} and the kept `tool_call` of an answered call (src/client/calls.ts): V8 notes where
- * each object literal is made, and once most objects of a place outlive a young-generation collection (results
- * held until their ack while calls are many in flight) it makes that place's objects in the old generation from
- * then on, throwing away the optimised code that makes them, once per process between its 10,000th and 20,000th
- * calls; the results of lone calls then become old-generation garbage. The instances of a class are always made
- * young.
+ * Made by the call runner where a call ends (src/client/calls.ts `finished`), and filled in by {@link Outbox.add}:
+ * one object for the call and its result. Made there rather than in `add`: V8 inlines `add` into `finished`, with
+ * that function's inlining budget spent by the time it reaches a constructor inside `add`, which then goes through
+ * V8's generic construct (~300 instructions a call); made in `finished` itself, it is inlined among the first.
+ *
+ * A class, as {@link ResultFrame}: V8 notes where each object literal is made, and once most objects of a place
+ * outlive a young-generation collection (results held until their ack while calls are many in flight) it makes that
+ * place's objects in the old generation from then on, throwing away the optimised code that makes them, once per
+ * process between its 10,000th and 20,000th calls; the results of lone calls then become old-generation garbage.
+ * The instances of a class are always made young.
  */
-class Entry {
+export class HeldResult implements ToolCallFrame {
   /**
-   * A result held by the class, never sent: it keeps the hidden classes of entries and of {@link ResultFrame}s, and
-   * so the optimised code of the result path, while the outbox holds none. A full collection while no result waits
-   * for its ack (an idle client) would free them and throw that code away, as for calls (src/client/calls.ts
+   * A result held by the class, never sent: it keeps the hidden classes of held results and of {@link ResultFrame}s,
+   * and so the optimised code of the result path, while the outbox holds none. A full collection while no result
+   * waits for its ack (an idle client) would free them and throw that code away, as for calls (src/client/calls.ts
    * `ClientExecution.kept`).
    */
-  static readonly kept: Entry = new Entry(
-    new ResultFrame('', 'ok', '', 0),
-    { type: 'tool_call', callId: '', runId: '', toolName: '' },
-    undefined,
-  );
+  static readonly kept: HeldResult = new HeldResult('', '', '', undefined);
+  declare readonly type: 'tool_call';
+  declare readonly callId: string;
+  declare readonly runId: string;
+  declare readonly toolName: string;
+  /** The call's arguments when small enough to keep (src/client/held-arguments.ts `keptOf`). */
+  declare readonly arguments: unknown;
+  /** The result's frame: set by {@link Outbox.add}. */
   declare frame: ToolResultFrame;
-  /** The call's frame: its tool's name, for the texts and events about this result. */
-  declare readonly call: ToolCallFrame;
   declare sentOn: number;
   /** `frame` is already the error result that replaced one that could not be sent. */
   declare replaced: boolean;
@@ -200,13 +210,17 @@ class Entry {
   declare leadAt: number;
 
   // Fields are declared only and set here: no field initializer runs per result.
-  constructor(frame: ToolResultFrame, call: ToolCallFrame, lead: readonly ClientFrame[] | undefined) {
-    this.frame = frame;
-    this.call = call;
+  constructor(callId: string, runId: string, toolName: string, args: unknown) {
+    this.type = 'tool_call';
+    this.callId = callId;
+    this.runId = runId;
+    this.toolName = toolName;
+    this.arguments = args;
+    this.frame = NO_FRAME;
     this.sentOn = -1;
     this.replaced = false;
     this.bytes = 0;
-    this.lead = lead;
+    this.lead = undefined;
     this.leadAt = 0;
   }
 }
@@ -263,7 +277,7 @@ export const ENVELOPE_BYTES = 512;
 
 export class Outbox {
   readonly #options: OutboxOptions;
-  readonly #entries = new CallMap<Entry>();
+  readonly #entries = new CallMap<HeldResult>();
   /** Counts sockets: an entry is written once per generation. */
   #generation = 0;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -310,9 +324,10 @@ export class Outbox {
   }
 
   /**
-   * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}. Returns the frame (its `output`
-   * is what the model reads). `updated`: the call sent updates (events, progress, steps), some of which may still
-   * wait to go before its result; a call that sent none is not asked about.
+   * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}: in `frame` itself when it is a
+   * {@link HeldResult} (the call runner's, made for this result), else in one made of it. Returns the result's
+   * frame (its `output` is what the model reads). `updated`: the call sent updates (events, progress, steps), some
+   * of which may still wait to go before its result; a call that sent none is not asked about.
    */
   add(
     frame: ToolCallFrame,
@@ -325,7 +340,12 @@ export class Outbox {
     // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
     if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
     const lead = updated ? this.#options.lead?.(frame.callId, false) : undefined;
-    const entry = new Entry(resultFrame, frame, lead?.length ? lead : undefined);
+    const entry =
+      frame instanceof HeldResult
+        ? frame
+        : new HeldResult(frame.callId, frame.runId, frame.toolName, frame.arguments);
+    entry.frame = resultFrame;
+    entry.lead = lead?.length ? lead : undefined;
     // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
     const before = this.#entries.put(frame.callId, entry);
     if (before !== undefined) this.#bytes -= before.bytes;
@@ -349,7 +369,7 @@ export class Outbox {
 
   /** The `tool_call` frame of the call whose result is held here, if one is. */
   callOf(callId: string): ToolCallFrame | undefined {
-    return this.#entries.get(callId)?.call;
+    return this.#entries.get(callId);
   }
 
   /** The status of the result held for `callId`, waiting for its ack; `undefined` when none is. */
@@ -377,25 +397,25 @@ export class Outbox {
         const before = utf8Length(encodeFrame(entry.frame));
         if (before <= limit) continue;
         const cut = new ResultFrame(callId, status, output, durationMs);
-        entry.frame = this.#withContent(this.#fit(cut, entry.call, widget), content);
+        entry.frame = this.#withContent(this.#fit(cut, entry, widget), content);
         this.#resize(entry);
         // The call id, the tool and the sizes only: never the output, which may hold what redaction missed.
         this.#options.logger?.warn(
           {
-            callId: entry.call.callId,
-            toolName: entry.call.toolName,
+            callId: entry.callId,
+            toolName: entry.toolName,
             bytes: before,
             cutToBytes: utf8Length(encodeFrame(entry.frame)),
             maxPayloadBytes: limit,
           },
-          `the result of ${entry.call.toolName} (call ${entry.call.callId}) waiting for its ack is ${before} bytes, over the resumed session's limit of ${limit}; it was cut to fit`,
+          `the result of ${entry.toolName} (call ${entry.callId}) waiting for its ack is ${before} bytes, over the resumed session's limit of ${limit}; it was cut to fit`,
         );
       }
     }
     this.#cutTo = limit;
     if (this.#options.lead !== undefined) {
       for (const entry of this.#entries.values()) {
-        const lead = this.#options.lead(entry.call.callId, true);
+        const lead = this.#options.lead(entry.callId, true);
         entry.lead = lead.length > 0 ? lead : undefined;
         entry.leadAt = 0;
       }
@@ -420,7 +440,7 @@ export class Outbox {
     entry.frame = new ResultFrame(
       frame.callId,
       'error',
-      undeliverableText(entry.call.toolName, code),
+      undeliverableText(entry.toolName, code),
       frame.durationMs,
     );
     entry.replaced = true;
@@ -452,13 +472,13 @@ export class Outbox {
    */
   close(): string[] {
     this.dispose();
-    const callIds = [...this.#entries.values()].map((entry) => entry.call.callId);
+    const callIds = [...this.#entries.values()].map((entry) => entry.callId);
     for (const callId of callIds) this.ack(callId);
     return callIds;
   }
 
   /** Counts `entry` again after its frame changed. */
-  #resize(entry: Entry): void {
+  #resize(entry: HeldResult): void {
     const bytes = frameBytes(entry.frame);
     this.#bytes += bytes - entry.bytes;
     entry.bytes = bytes;
@@ -468,7 +488,7 @@ export class Outbox {
    * Writes one entry if the socket can take it now, after the frames of its call that go first; `false` when it
    * cannot (a flush retries later).
    */
-  #write(entry: Entry): boolean {
+  #write(entry: HeldResult): boolean {
     const { socket, highWaterMarkBytes, maxBufferedBytes } = this.#options;
     if (!socket.writable) return false;
     const lead = entry.lead;

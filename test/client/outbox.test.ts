@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolCallResult, WidgetInvalidInfo } from '../../src/call/types';
 import type { ToolCallFrame } from '../../src/client/execution';
-import { Outbox } from '../../src/client/outbox';
+import { HeldResult, Outbox } from '../../src/client/outbox';
 import { Redactor } from '../../src/logger';
 import type { Widget } from '../../src/tool/widget';
 import { encodeFrame } from '../../src/wire/codec';
@@ -126,6 +126,28 @@ describe('Outbox', () => {
     outbox.reconnected();
     outbox.flush();
     expect(ids(socket.sent)).toEqual(['c1', 'c2', 'c2']);
+  });
+
+  it("keeps the call runner's HeldResult as the result held: one object for the call and its result", () => {
+    const socket = fakeSocket();
+    const { outbox } = outboxOn(socket);
+    const held = new HeldResult('c1', 'r1', 'echo', { a: 1 });
+    const frame = outbox.add(held, ok('one'), 2);
+    expect(outbox.callOf('c1')).toBe(held);
+    expect(held.frame).toBe(frame);
+    expect([held.callId, held.runId, held.toolName, held.arguments]).toEqual(['c1', 'r1', 'echo', { a: 1 }]);
+    // A plain frame is kept in one made of it.
+    outbox.add(callFrame('c2'), ok('two'), 0);
+    expect(outbox.callOf('c2')).toBeInstanceOf(HeldResult);
+    expect(outbox.callOf('c2')).toMatchObject(callFrame('c2'));
+    expect(ids(socket.sent)).toEqual(['c1', 'c2']);
+    expect(JSON.parse(encodeFrame(socket.sent[0] as ClientFrame))).toStrictEqual({
+      type: 'tool_result',
+      callId: 'c1',
+      status: 'ok',
+      output: 'one',
+      durationMs: 2,
+    });
   });
 
   it('writes a result again when its call is re-delivered, and only while it holds the result', () => {
