@@ -129,7 +129,9 @@ export function backslashRun(count: number, lead: string): string {
   const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|${PERCENT_BACKSLASH})`;
   const first = `(?:${lead}u005[cC]|${lead}x5[cC]|${PERCENT_BACKSLASH})`;
   const start = lead === ESCAPE ? '' : AT_RUN_START;
-  return `(?:${start}\\\\{${count},${count * 16}}|${start}(?:${PERCENT_BACKSLASH}){${count},${count * 16}}|${first}${each}{${count - 1}})`;
+  // At a secret's start, its backslashes as written may also end a run (after `%5C`, or after 16 backslashes).
+  const written = lead === ESCAPE ? '' : `|\\\\{${count}}`;
+  return `(?:${start}\\\\{${count},${count * 16}}|${start}(?:${PERCENT_BACKSLASH}){${count},${count * 16}}|${first}${each}{${count - 1}}${written})`;
 }
 
 /**
