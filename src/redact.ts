@@ -293,10 +293,10 @@ class Search {
   readonly #strings: readonly string[];
   /** The string rules, then their byte encodings. */
   readonly #needles: readonly string[];
-  readonly #grams = new Set<number>();
+  /** By the hash of each {@link GRAM} units of a needle, the needles (indexes) that hold them. */
+  readonly #grams = new Map<number, number[]>();
   /** Samples every this many units; 0: the needles are looked for in the whole text. */
   readonly #step: number;
-  readonly #longest: number;
   /** Each string rule's pattern (sticky), made when it is first tried. */
   readonly #patterns: RegExp[] = [];
   /** The leads a text may hold: `\` and `%`, and `+` when a string rule holds a space. */
@@ -309,11 +309,15 @@ class Search {
     const needles = [...strings, ...bytes];
     this.#needles = needles;
     const lengths = needles.map((needle) => needle.length);
-    this.#longest = Math.max(...lengths);
     this.#step = Math.min(...lengths) < LONG_NEEDLE ? 0 : Math.min(...lengths) - GRAM + 1;
-    for (const needle of this.#step > 0 ? needles : []) {
-      for (let at = 0; at + GRAM <= needle.length; at++) this.#grams.add(gram(needle, at));
-    }
+    (this.#step > 0 ? needles : []).forEach((needle, index) => {
+      for (let at = 0; at + GRAM <= needle.length; at++) {
+        const hash = gram(needle, at);
+        const held = this.#grams.get(hash);
+        if (held === undefined) this.#grams.set(hash, [index]);
+        else if (held.at(-1) !== index) held.push(index);
+      }
+    });
     this.#leads = ['\\', '%', ...(strings.some((secret) => secret.includes(' ')) ? ['+'] : [])];
     strings.forEach((secret, index) => {
       for (let unit = 0; unit < secret.length; unit++) {
@@ -327,18 +331,29 @@ class Search {
     });
   }
 
-  /** Calls `found` with the index and the place of each needle in `text` (some twice). */
+  /**
+   * Calls `found` with the index and the place of each needle in `text`, once each: around a sample, only the
+   * needles that hold its units are looked for, from where the last search of each ended.
+   */
   #find(text: string, found: (index: number, at: number) => void): void {
-    const search = (from: number, to: number) => {
-      const part = text.slice(from, to);
+    if (this.#step === 0) {
       this.#needles.forEach((needle, index) => {
+        for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) found(index, at);
+      });
+      return;
+    }
+    // By needle, the first place not yet searched.
+    const searched = new Map<number, number>();
+    for (let sample = 0; sample + GRAM <= text.length; sample += this.#step) {
+      for (const index of this.#grams.get(gram(text, sample)) ?? []) {
+        const needle = this.#needles[index] as string;
+        // An occurrence holding the sample begins from `sample + GRAM - needle.length` to `sample`.
+        const from = Math.max(0, sample + GRAM - needle.length, searched.get(index) ?? 0);
+        const part = text.slice(from, sample + needle.length);
         for (let at = part.indexOf(needle); at !== -1; at = part.indexOf(needle, at + 1))
           found(index, from + at);
-      });
-    };
-    if (this.#step === 0) search(0, text.length);
-    for (let at = 0; this.#step > 0 && at + GRAM <= text.length; at += this.#step) {
-      if (this.#grams.has(gram(text, at))) search(Math.max(0, at + GRAM - this.#longest), at + this.#longest);
+        searched.set(index, sample + 1);
+      }
     }
   }
 
