@@ -50,9 +50,11 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 146, calls: 188 } as cons
  * encodings, and the escapes and `%` read for the secrets they may begin, each tried with its own pattern, instead
  * of one pattern of all of them tried at every place; 10 KB of JSON with 16 secrets 54 ms → 0.3 ms, bench/redact.ts);
  * 84,664 B (−27 B: the outbox keeps a call and its result in one object, and the call runner's class for the call's
- * kept frame is gone).
+ * kept frame is gone); 84,720 B (+56 B: a secret beginning with a backslash found as written after `%5C` or 16
+ * backslashes, and each sample looked up for the needles that hold it, each place searched once: 1 MB repeating a
+ * piece of the API key with 16 learned keys 2.3 s → 17 ms).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 84_672;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 84_736;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

@@ -313,9 +313,7 @@ class Search {
     (this.#step > 0 ? needles : []).forEach((needle, index) => {
       for (let at = 0; at + GRAM <= needle.length; at++) {
         const hash = gram(needle, at);
-        const held = this.#grams.get(hash);
-        if (held === undefined) this.#grams.set(hash, [index]);
-        else if (held.at(-1) !== index) held.push(index);
+        this.#grams.set(hash, [...(this.#grams.get(hash) ?? []), index]);
       }
     });
     this.#leads = ['\\', '%', ...(strings.some((secret) => secret.includes(' ')) ? ['+'] : [])];
@@ -336,23 +334,22 @@ class Search {
    * needles that hold its units are looked for, from where the last search of each ended.
    */
   #find(text: string, found: (index: number, at: number) => void): void {
-    if (this.#step === 0) {
-      this.#needles.forEach((needle, index) => {
-        for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) found(index, at);
-      });
-      return;
-    }
+    const search = (index: number, from: number, to: number) => {
+      const needle = this.#needles[index] as string;
+      const part = text.slice(from, to);
+      for (let at = part.indexOf(needle); at !== -1; at = part.indexOf(needle, at + 1))
+        found(index, from + at);
+    };
+    for (let index = 0; this.#step === 0 && index < this.#needles.length; index++)
+      search(index, 0, text.length);
     // By needle, the first place not yet searched.
-    const searched = new Map<number, number>();
-    for (let sample = 0; sample + GRAM <= text.length; sample += this.#step) {
-      for (const index of this.#grams.get(gram(text, sample)) ?? []) {
-        const needle = this.#needles[index] as string;
-        // An occurrence holding the sample begins from `sample + GRAM - needle.length` to `sample`.
-        const from = Math.max(0, sample + GRAM - needle.length, searched.get(index) ?? 0);
-        const part = text.slice(from, sample + needle.length);
-        for (let at = part.indexOf(needle); at !== -1; at = part.indexOf(needle, at + 1))
-          found(index, from + at);
-        searched.set(index, sample + 1);
+    const searched: number[] = [];
+    for (let at = 0; this.#step > 0 && at + GRAM <= text.length; at += this.#step) {
+      for (const index of this.#grams.get(gram(text, at)) ?? []) {
+        // An occurrence holding the sample begins from `at + GRAM - length` to `at`.
+        const length = (this.#needles[index] as string).length;
+        search(index, Math.max(0, at + GRAM - length, searched[index] ?? 0), at + length);
+        searched[index] = at + 1;
       }
     }
   }
