@@ -3,7 +3,9 @@
  * spaces) embedded in random results (strings, keys, Maps, Errors with causes, binary data, widgets, thrown
  * values, text the tool escaped itself) never survive in anything a client lets out (the frame, the
  * `tool_result` event, log lines), in any form test/support/leaks.ts can decode: as written, JSON-escaped once
- * or twice, `\uXXXX`, percent-encoded, inside JSON inside JSON, in base64 binary data.
+ * or twice, `\uXXXX`, percent-encoded, inside JSON inside JSON, in base64 binary data. And the redactor alone
+ * on the forms a tool may make of a secret itself: lowercased, uppercased, percent-encoded 3 and 8 times, its
+ * UTF-8 and UTF-16 bytes in hex and base64, base64 in base64.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +50,26 @@ const secretArb = fc
   .array(piece, { minLength: 1, maxLength: 8 })
   .map((pieces) => pieces.join(''))
   .filter((secret) => secret.length >= 4 && encodedForms(secret).every((form) => !SKELETON.includes(form)));
+
+/** `secret` percent-encoded `times` times. */
+function percentEncoded(secret: string, times: number): string {
+  let out = secret;
+  for (let i = 0; i < times; i++) out = encodeURIComponent(out);
+  return out;
+}
+
+/** Whether `secret` has no lone surrogate (one cannot be percent-encoded). */
+const isWellFormed = (secret: string): boolean => {
+  try {
+    encodeURIComponent(secret);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Whether `secret`'s UTF-8 bytes are long enough for their byte encodings to be looked for (12 bytes). */
+const longEnough = (secret: string): boolean => Buffer.byteLength(secret) >= 12;
 
 /** A result that holds `secret` somewhere (or several times). */
 function resultHolding(secret: string): fc.Arbitrary<unknown> {
@@ -136,6 +158,45 @@ describe('redaction', () => {
             expect(out.includes(secret), out).toBe(false);
             for (const again of encodedForms(secret)) expect(out.includes(again), out).toBe(false);
           }
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('redacts a secret lowercased, uppercased, percent-encoded up to 8 times, and its bytes in hex and base64', () => {
+    const utf16be = (secret: string) => Buffer.from(secret, 'utf16le').swap16();
+    // Each form with whether the redactor promises it for `secret` (docs/guide/secrets.md).
+    const transforms: Record<string, [(secret: string) => string, (secret: string) => boolean]> = {
+      lowercased: [(secret) => secret.toLowerCase(), (secret) => secret.length >= 4],
+      uppercased: [(secret) => secret.toUpperCase(), (secret) => secret.length >= 4],
+      'percent-encoded 3 times': [(secret) => percentEncoded(secret, 3), isWellFormed],
+      'percent-encoded 8 times': [(secret) => percentEncoded(secret, 8), isWellFormed],
+      'UTF-8 in hex': [(secret) => Buffer.from(secret).toString('hex'), longEnough],
+      'UTF-16LE in base64': [(secret) => Buffer.from(secret, 'utf16le').toString('base64'), longEnough],
+      'UTF-16LE in hex': [(secret) => Buffer.from(secret, 'utf16le').toString('hex'), longEnough],
+      'UTF-16BE in base64url': [(secret) => utf16be(secret).toString('base64url'), longEnough],
+      'UTF-16BE in hex, upper case': [(secret) => utf16be(secret).toString('hex').toUpperCase(), longEnough],
+      'base64 in base64': [
+        (secret) => Buffer.from(Buffer.from(secret).toString('base64')).toString('base64'),
+        longEnough,
+      ],
+    };
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 2, maxLength: 8 }).map((pieces) => pieces.join('')),
+        fc.constantFrom(...Object.keys(transforms)),
+        fc.string({ maxLength: 6 }),
+        fc.string({ maxLength: 6 }),
+        (secret, name, before, after) => {
+          const [transform, promised] = transforms[name] as [
+            (secret: string) => string,
+            (s: string) => boolean,
+          ];
+          fc.pre(promised(secret));
+          const form = transform(secret);
+          const out = new Redactor([secret]).text(`${before}${form}${after}`);
+          expect(out.includes(form), `${name}: ${out}`).toBe(false);
         },
       ),
       { numRuns: 1_000 },
