@@ -71,6 +71,29 @@ const isWellFormed = (secret: string): boolean => {
 /** Whether `secret`'s UTF-8 bytes are long enough for their byte encodings to be looked for (12 bytes). */
 const longEnough = (secret: string): boolean => Buffer.byteLength(secret) >= 12;
 
+/** `secret`'s UTF-16BE bytes. */
+const utf16be = (secret: string) => Buffer.from(secret, 'utf16le').swap16();
+
+/**
+ * Forms a tool may make of a secret itself, each with whether the redactor promises to find it for `secret`
+ * (docs/guide/secrets.md).
+ */
+const transforms: Record<string, [(secret: string) => string, (secret: string) => boolean]> = {
+  lowercased: [(secret) => secret.toLowerCase(), (secret) => secret.length >= 4],
+  uppercased: [(secret) => secret.toUpperCase(), (secret) => secret.length >= 4],
+  'percent-encoded 3 times': [(secret) => percentEncoded(secret, 3), isWellFormed],
+  'percent-encoded 8 times': [(secret) => percentEncoded(secret, 8), isWellFormed],
+  'UTF-8 in hex': [(secret) => Buffer.from(secret).toString('hex'), longEnough],
+  'UTF-16LE in base64': [(secret) => Buffer.from(secret, 'utf16le').toString('base64'), longEnough],
+  'UTF-16LE in hex': [(secret) => Buffer.from(secret, 'utf16le').toString('hex'), longEnough],
+  'UTF-16BE in base64url': [(secret) => utf16be(secret).toString('base64url'), longEnough],
+  'UTF-16BE in hex, upper case': [(secret) => utf16be(secret).toString('hex').toUpperCase(), longEnough],
+  'base64 in base64': [
+    (secret) => Buffer.from(Buffer.from(secret).toString('base64')).toString('base64'),
+    longEnough,
+  ],
+};
+
 /** A result that holds `secret` somewhere (or several times). */
 function resultHolding(secret: string): fc.Arbitrary<unknown> {
   const bearing = fc
@@ -165,23 +188,6 @@ describe('redaction', () => {
   });
 
   it('redacts a secret lowercased, uppercased, percent-encoded up to 8 times, and its bytes in hex and base64', () => {
-    const utf16be = (secret: string) => Buffer.from(secret, 'utf16le').swap16();
-    // Each form with whether the redactor promises it for `secret` (docs/guide/secrets.md).
-    const transforms: Record<string, [(secret: string) => string, (secret: string) => boolean]> = {
-      lowercased: [(secret) => secret.toLowerCase(), (secret) => secret.length >= 4],
-      uppercased: [(secret) => secret.toUpperCase(), (secret) => secret.length >= 4],
-      'percent-encoded 3 times': [(secret) => percentEncoded(secret, 3), isWellFormed],
-      'percent-encoded 8 times': [(secret) => percentEncoded(secret, 8), isWellFormed],
-      'UTF-8 in hex': [(secret) => Buffer.from(secret).toString('hex'), longEnough],
-      'UTF-16LE in base64': [(secret) => Buffer.from(secret, 'utf16le').toString('base64'), longEnough],
-      'UTF-16LE in hex': [(secret) => Buffer.from(secret, 'utf16le').toString('hex'), longEnough],
-      'UTF-16BE in base64url': [(secret) => utf16be(secret).toString('base64url'), longEnough],
-      'UTF-16BE in hex, upper case': [(secret) => utf16be(secret).toString('hex').toUpperCase(), longEnough],
-      'base64 in base64': [
-        (secret) => Buffer.from(Buffer.from(secret).toString('base64')).toString('base64'),
-        longEnough,
-      ],
-    };
     fc.assert(
       fc.property(
         fc.array(piece, { minLength: 2, maxLength: 8 }).map((pieces) => pieces.join('')),
@@ -200,6 +206,33 @@ describe('redaction', () => {
         },
       ),
       { numRuns: 1_000 },
+    );
+  });
+
+  it('lets no secret out of a client in the forms a tool makes of it, returned or thrown', () => {
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 2, maxLength: 8 }).map((pieces) => pieces.join('')),
+        fc.constantFrom(...Object.keys(transforms)),
+        fc.constantFrom<Mode>('return', 'throw-error'),
+        fc.constantFrom('api key', 'redact string'),
+        (secret, name, mode, as) => {
+          const [transform, promised] = transforms[name] as [
+            (secret: string) => string,
+            (s: string) => boolean,
+          ];
+          fc.pre(promised(secret));
+          const form = transform(secret);
+          fc.pre(!SKELETON.includes(form));
+          const rules: RedactRule[] = as === 'api key' ? [secret, 'other-secret'] : ['other-secret', secret];
+          const { texts } = runLeaking(rules, executeFor(mode, `got ${form}!`, form));
+          for (const text of texts) {
+            expect(text.includes(form), `${name}: ${text}`).toBe(false);
+            expect(text.includes(JSON.stringify(form).slice(1, -1)), `${name}: ${text}`).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 
