@@ -324,30 +324,27 @@ export class Outbox {
   }
 
   /**
-   * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}: in `frame` itself when it is a
-   * {@link HeldResult} (the call runner's, made for this result), else in one made of it. Returns the result's
-   * frame (its `output` is what the model reads). `updated`: the call sent updates (events, progress, steps), some
-   * of which may still wait to go before its result; a call that sent none is not asked about.
+   * Writes the result of `held`'s call, and keeps it in `held` (the call runner's, made for this result) until
+   * {@link Outbox.ack}. Returns the result's frame (its `output` is what the model reads). `updated`: the call sent
+   * updates (events, progress, steps), some of which may still wait to go before its result; a call that sent none
+   * is not asked about.
    */
   add(
-    frame: ToolCallFrame,
+    held: HeldResult,
     result: ToolCallResult,
     durationMs: number,
     part?: ResultPartFrame,
     updated = false,
   ): ToolResultFrame {
-    const resultFrame = this.#resultFrame(frame, result, durationMs);
+    const resultFrame = this.#resultFrame(held, result, durationMs);
     // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
     if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
-    const lead = updated ? this.#options.lead?.(frame.callId, false) : undefined;
-    const entry =
-      frame instanceof HeldResult
-        ? frame
-        : new HeldResult(frame.callId, frame.runId, frame.toolName, frame.arguments);
+    const lead = updated ? this.#options.lead?.(held.callId, false) : undefined;
+    const entry = held;
     entry.frame = resultFrame;
     entry.lead = lead?.length ? lead : undefined;
     // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
-    const before = this.#entries.put(frame.callId, entry);
+    const before = this.#entries.put(held.callId, entry);
     if (before !== undefined) this.#bytes -= before.bytes;
     this.#resize(entry);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
