@@ -1,9 +1,11 @@
 /**
  * `findLeak(text, secret)`: where a secret survives in a text, in any form a reader could turn back into it: as
  * written, JSON-escaped (once or twice), with every non-ASCII (or every) character as `\uXXXX` in either case,
- * percent-encoded; and inside anything the text decodes to: JSON (every string and key, recursively, strings
- * that hold JSON included), the text read as the body of a JSON string, its percent-decoding, and the bytes of a
- * base64 `data:` URL. `runLeaking(rules, execute)`: everything one call lets out of a client. Used by the
+ * percent-encoded, lowercased or uppercased; any 8 of its UTF-8, UTF-16LE or UTF-16BE bytes in hex or base64 (at
+ * any alignment); and inside anything the text decodes to: JSON (every string and key, recursively, strings that
+ * hold JSON included), the text read as the body of a JSON string, its percent-decoding (up to 8 times), the text
+ * a base64 run decodes to (base64 in base64), and the bytes of a base64 `data:` URL. The redactor's documented
+ * limits (mixed case, hashes, compression, HTML entities, base32, base64 wrapped in lines) are not looked for. `runLeaking(rules, execute)`: everything one call lets out of a client. Used by the
  * redaction tests.
  */
 import { ToolRegistry } from '../../src/call/registry';
@@ -31,7 +33,16 @@ export function encodedForms(secret: string): string[] {
   } catch {
     // a lone surrogate cannot be percent-encoded
   }
+  // A key in a hostname or a header name comes back lowercased; some tools shout.
+  if (secret.length >= 8) forms.add(secret.toLowerCase()).add(secret.toUpperCase());
   return [...forms].filter((form) => form !== '');
+}
+
+/** The secret's bytes in the encodings a tool may hand them on in: UTF-8, UTF-16LE, UTF-16BE. */
+function byteForms(secret: string): Buffer[] {
+  const le = Buffer.from(secret, 'utf16le');
+  const be = Buffer.from(le).swap16();
+  return [Buffer.from(secret), le, be];
 }
 
 /** Where `secret` survives in `text` (a description of the path and form), or `undefined`. */
@@ -41,14 +52,13 @@ export function findLeak(text: string, secret: string, depth = 0, at = 'text'): 
   }
   // As hex, or inside base64 text (`Basic` credentials) at any alignment: any 8 bytes of a long secret.
   const lower = text.toLowerCase();
-  if (Buffer.byteLength(secret) >= 12) {
-    const hex = Buffer.from(secret).toString('hex');
+  const long = Buffer.byteLength(secret) >= 12;
+  const runs = long ? (text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) : [];
+  for (const bytes of long ? byteForms(secret) : []) {
+    const hex = bytes.toString('hex');
     for (let i = 0; i + 16 <= hex.length; i += 2)
-      if (lower.includes(hex.slice(i, i + 16))) return `${at} holds the secret in hex`;
-  }
-  const bytes = Buffer.from(secret);
-  if (bytes.length >= 12) {
-    for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
+      if (lower.includes(hex.slice(i, i + 16))) return `${at} holds the secret's bytes in hex`;
+    for (const run of runs) {
       for (const lead of ['', 'A', 'AA', 'AAA']) {
         const decoded = Buffer.from(lead + run.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
         for (let i = 0; i + 8 <= bytes.length; i++) {
@@ -57,8 +67,16 @@ export function findLeak(text: string, secret: string, depth = 0, at = 'text'): 
       }
     }
   }
-  if (depth > 6) return undefined;
+  if (depth > 8) return undefined;
   const decoded: Array<[string, string]> = [];
+  // Base64 in base64: each run read as text, at each of its alignments.
+  for (const run of runs) {
+    for (const lead of ['', 'A', 'AA', 'AAA']) {
+      const bytes = Buffer.from(lead + run.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+      const inner = bytes.toString('latin1');
+      if (/[A-Za-z0-9+/_-]{12,}/.test(inner)) decoded.push([inner, `${at} base64-decoded`]);
+    }
+  }
   try {
     const parsed: unknown = JSON.parse(text);
     const inner = findInValue(parsed, secret, depth + 1, `${at} as JSON`);
