@@ -29,9 +29,9 @@ export class CallMap<V extends NonNullable<unknown>> {
   /** The keys after the first place, in the order they came, each with its value's place in {@link CallMap.#values}. */
   readonly #rest = new Map<string, number>();
   /** The values of {@link CallMap.#rest}'s keys, at their places; `undefined` at a free place. */
-  #values: (V | undefined)[] = [];
+  readonly #values: (V | undefined)[] = [];
   /** Free places in {@link CallMap.#values}, the last freed last. */
-  #free: number[] = [];
+  readonly #free: number[] = [];
   /** Walks of {@link CallMap.values} under way: meanwhile a new key always comes last, in the rest. */
   #walks = 0;
 
@@ -107,9 +107,14 @@ export class CallMap<V extends NonNullable<unknown>> {
       rest.delete(key);
       if (rest.size === 0) {
         // Nothing after the first place: the places start again, so that the array is as long as the most
-        // entries held at once since the rest was last empty, not ever.
-        this.#values = [];
-        this.#free = [];
+        // entries held at once since the rest was last empty, not ever. Emptied, not replaced: a new `[]` is an
+        // array of small integers until its first value (V8 does not always learn otherwise for the `[]` here), and
+        // V8's optimised `put`, its `push` inlined for such an array, threw its code away at that first value (`not
+        // a Smi`), and the code of the calls that inline it (receive a call, hold a result): compiled again after
+        // a pause in calls had emptied the map, tens of thousands of calls into a run. An array emptied keeps the
+        // kind of elements its values gave it.
+        this.#values.length = 0;
+        this.#free.length = 0;
       } else {
         this.#values[place] = undefined;
         this.#free.push(place);
