@@ -1131,7 +1131,11 @@ function projected(call: CallState, value: unknown, data: unknown, widget: Widge
 
 /** The call's outcome: `forModel` as the model's text (a string as it is, content parts beside their text). */
 function ended(call: CallState, value: unknown, forModel: unknown, widget: Widget | undefined): void {
-  const outcome: CallOutcome = { status: 'ok', output: '', value };
+  // `durationMs` is set by `done`, but has its place from the start: set there as a new field, it gave results a
+  // hidden class of their own that only lived while a result did, and a full collection in a pause (an idle
+  // client) freed it and threw away the optimised code of the result path (`done`, the client's `finished`, the
+  // outbox's `add`), compiled again by the next calls.
+  const outcome: ToolCallResult = { status: 'ok', output: '', value, durationMs: 0 };
   if (typeof forModel === 'string') outcome.output = forModel;
   else if (isToolContent(forModel)) {
     outcome.output = contentText(forModel.parts);
