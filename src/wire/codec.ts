@@ -503,6 +503,16 @@ function oneShape(frame: ServiceFrame): ServiceFrame {
 }
 
 /**
+ * The last `tool_call` taken by {@link fastServiceFrame} without `acks`, and the last with them (acks ride on the
+ * next call while calls keep coming), as parsed: they keep the hidden classes V8 gave the service's calls, as
+ * {@link REGULAR_FRAMES} keeps those of its other frames. A full collection while no call's frame was alive (an idle
+ * client: V8's memory reducer; under callgrind at 1 call in flight, once a window) freed them and threw the
+ * optimised `fastServiceFrame` away ("weak objects"), and a frame of the other kind met later did again ("wrong
+ * map"): compiled again each time. Holds at most two frames, each within `maxPayloadBytes`.
+ */
+const LAST_CALLS: unknown[] = [undefined, undefined];
+
+/**
  * Accepts the two frames of every tool call (`tool_call`, `ack`) and the heartbeat's (`ping`, `pong`) without the
  * schema, when they are certainly valid; returns `undefined` for anything else (the schema then decides). Unknown
  * fields are dropped, as the schema drops them. All come out in one shape ({@link callFrame}).
@@ -550,6 +560,7 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (tenantId !== undefined && !isId(tenantId)) return undefined;
   if (userId !== undefined && !isId(userId)) return undefined;
   if (value.steps !== undefined) return undefined;
+  LAST_CALLS[acks === undefined ? 0 : 1] = value;
   return callFrame(
     'tool_call',
     callId,
