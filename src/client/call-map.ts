@@ -62,30 +62,37 @@ export class CallMap<V extends NonNullable<unknown>> {
       this.#firstValue = value;
       return before;
     }
-    // The first place holds the oldest entry: a new key takes it only when there is no other entry (and no walk
-    // is under way, which has read the first place already and visits new keys in the rest).
-    if (this.size === 0 && this.#walks === 0) {
-      this.#firstKey = key;
-      this.#firstValue = value;
-      this.size = 1;
-      return undefined;
-    }
-    const place = this.#rest.get(key);
+    const place = this.#rest.size === 0 ? undefined : this.#rest.get(key);
     if (place !== undefined) {
       const before = this.#values[place];
       this.#values[place] = value;
       return before;
     }
-    const free = this.#free.pop();
-    if (free === undefined) {
-      this.#rest.set(key, this.#values.length);
-      this.#values.push(value);
+    this.add(key, value);
+    return undefined;
+  }
+
+  /**
+   * Adds `key`, which is not held (its caller has just asked, and nothing came between), with `value`: as
+   * {@link CallMap.put} without looking for it first (each call's arrival does; the lookup is most of a `put`).
+   */
+  add(key: string, value: V): void {
+    // The first place holds the oldest entry: a new key takes it only when there is no other entry (and no walk
+    // is under way, which has read the first place already and visits new keys in the rest).
+    if (this.size === 0 && this.#walks === 0) {
+      this.#firstKey = key;
+      this.#firstValue = value;
     } else {
-      this.#rest.set(key, free);
-      this.#values[free] = value;
+      const free = this.#free.pop();
+      if (free === undefined) {
+        this.#rest.set(key, this.#values.length);
+        this.#values.push(value);
+      } else {
+        this.#rest.set(key, free);
+        this.#values[free] = value;
+      }
     }
     this.size += 1;
-    return undefined;
   }
 
   delete(key: string): boolean {

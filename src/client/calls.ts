@@ -791,7 +791,7 @@ export class CallRunner implements ExecutionOwner {
     // that starts now.
     const now = heardAt ?? performance.now();
     this.#deadlines.arrived(execution, frame.deadlineMs, now);
-    this.#held.put(callId, execution);
+    this.#held.add(callId, execution);
     this.#traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
     if (this.#abortedRuns.size > 0 && this.#abortedRuns.has(frame.runId))
@@ -820,7 +820,7 @@ export class CallRunner implements ExecutionOwner {
     if (this.#refusedNew(callId, toolName)) return;
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
     const execution = new ClientExecution(frame, this);
-    this.#held.put(callId, execution);
+    this.#held.add(callId, execution);
     // The service caused its failure: its line is bounded as theirs are (./failure-log.ts).
     this.#unreadableId = callId;
     this.finished(execution, {

@@ -185,14 +185,24 @@ export class Slots {
       !this.#yielding &&
       this.#mayStart()
     ) {
-      this.#begin(execution, now);
+      // As `#begin`, written out: one call less on every call's arrival.
+      this.#move(execution, 'running');
+      this.#start(execution, now);
       return false;
     }
+    this.#notNow(execution, now);
+    return true;
+  }
+
+  /**
+   * A new call that may not take a slot now ({@link Slots.admit}): a keyed one starts without one, any other waits.
+   * Apart from `admit`, which V8 then inlines whole into what calls it on every call's arrival.
+   */
+  #notNow(execution: Execution, now: number | undefined): void {
     if (this.#startsEarly?.(execution) === true && !this.#yielding && this.#mayStart()) {
       this.#move(execution, 'parked');
       this.#start(execution, now);
     } else this.#enqueue(execution, '');
-    return true;
   }
 
   /**

@@ -653,7 +653,8 @@ export class Link {
     if (this.#closed) return;
     const heardAt = this.#heartbeat?.heard();
     const decoded = decodeServiceFrame(text, this.#maxPayloadBytes);
-    if (this.#notWelcome(decoded)) return;
+    // Once welcomed, every frame may come: not asked (one call less a frame).
+    if (!this.#welcomed && this.#notWelcome(decoded)) return;
     if (!decoded.ok) {
       // A peer never answers an error frame with an error frame (docs/protocol/errors.md): only this process can be
       // told.

@@ -10,7 +10,7 @@ const state = <V extends NonNullable<unknown>>(map: CallMap<V> | Map<string, V>)
 });
 
 describe('CallMap', () => {
-  it('answers as a Map does over 4,000 random sets, puts, deletes, takes and reads of a few keys', () => {
+  it('answers as a Map does over 4,000 random sets, puts, adds, deletes, takes and reads of a few keys', () => {
     const next = random(28);
     const calls = new CallMap<number>();
     const model = new Map<string, number>();
@@ -24,6 +24,12 @@ describe('CallMap', () => {
         // `put` answers with the value it replaced, as `get` before `set` would.
         expect(calls.put(key, step)).toBe(model.get(key));
         model.set(key, step);
+      } else if (roll < 0.5) {
+        // `add` takes a key not held, as `set` would (a caller asks first).
+        if (!model.has(key)) {
+          calls.add(key, step);
+          model.set(key, step);
+        }
       } else if (roll < 0.7) expect(calls.delete(key)).toBe(model.delete(key));
       else if (roll < 0.9) {
         // `take` answers with the value it removed, as `get` before `delete` would.
@@ -56,6 +62,11 @@ describe('CallMap', () => {
             seen.push(value);
             if (value % 3 === 0) target.delete(`c${value % 48}`);
             if (value % 7 === 0) target.set(`c${(value + 1) % 48}`, -value);
+            // A new key added during the walk comes last, as one set does.
+            const added = `c${(value + 5) % 48}`;
+            if (value % 11 === 0 && !target.has(added))
+              if (target instanceof CallMap) target.add(added, value + 1);
+              else target.set(added, value + 1);
           }
           return seen;
         };
