@@ -197,19 +197,20 @@ export interface WsSender {
 
 /** The `Sender` class: its static `frame` makes a frame's header and masked payload. */
 export interface WsSenderClass {
-  frame(data: string, options: object): Uint8Array[];
+  frame(data: string | Uint8Array, options: object): Uint8Array[];
 }
 
 /**
- * How a `ws` socket's frames are written here: its sender, and the options of a client's text frame; `send`, the
- * socket's `send` (`ws`'s own) when it was made: once the socket's `send` is another (a spy put on later), frames go
- * through that.
+ * How a `ws` socket's frames are written here: its sender, the options of a client's text frame, and Node's
+ * `Buffer` (a text is handed to `frame` as its UTF-8); `send`, the socket's `send` (`ws`'s own) when it was made:
+ * once the socket's `send` is another (a spy put on later), frames go through that.
  */
 export interface WsWriter {
   send: unknown;
   sender: WsSender;
   Sender: WsSenderClass;
   options: object;
+  Buffer: { from(text: string): Uint8Array };
 }
 
 /**
@@ -458,10 +459,10 @@ export function openTransport(
         // `ws`'s sender while nothing waits (no compression or Blob underway) and `send` is still `ws`'s own: the
         // frame is written at once.
         if (writer !== null && socket.send === writer.send && writer.sender._state === WS_SENDER_IDLE) {
-          const list = writer.Sender.frame(text, writer.options);
-          writer.sender.sendFrame(list);
-          // The frame's header, then its text in UTF-8 (none for an empty text).
-          return list.length === 2 ? (list[1] as Uint8Array).length : 0;
+          // Its UTF-8 made here, not by `frame` (see ./ws.ts `wsWriter`): the frame's header, then that, masked.
+          const data = writer.Buffer.from(text);
+          writer.sender.sendFrame(writer.Sender.frame(data, writer.options));
+          return data.length;
         }
         socket.send(text);
         return utf8Length(text);

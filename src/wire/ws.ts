@@ -76,19 +76,20 @@ function requireWs(): unknown {
 const framingChecked = new WeakMap<object, boolean>();
 
 /**
- * Frames a sample text (two- and one-byte characters) with `Sender.frame` and a known mask, and checks each byte
- * against RFC 6455 §5.2: a text frame, final, masked, its length, the mask, the masked UTF-8. Once per `Sender` class:
- * a `ws` whose `frame` takes other options or returns other pieces writes through `send` instead, never a wrong
- * frame. Never throws.
+ * Frames a sample text's UTF-8 (two- and one-byte characters) with `Sender.frame` and a known mask, and checks each
+ * byte against RFC 6455 §5.2: a text frame, final, masked, its length, the mask, the masked UTF-8. Once per `Sender`
+ * class: a `ws` whose `frame` takes other options or returns other pieces writes through `send` instead, never a
+ * wrong frame. Never throws.
  */
-function framesAsKnown(Sender: WsSenderClass): boolean {
+function framesAsKnown(Sender: WsSenderClass, NodeBuffer: NodeBufferClass): boolean {
   let known = framingChecked.get(Sender);
   if (known !== undefined) return known;
   const mask = [0x11, 0x22, 0x33, 0x44];
   // `hé!`: 0x68, 0xc3 0xa9, 0x21.
-  const expected = [0x81, 0x80 | 4, ...mask, 0x68 ^ 0x11, 0xc3 ^ 0x22, 0xa9 ^ 0x33, 0x21 ^ 0x44];
+  const payload = [0x68, 0xc3, 0xa9, 0x21];
+  const expected = [0x81, 0x80 | 4, ...mask, ...payload.map((byte, index) => byte ^ (mask[index] as number))];
   try {
-    const pieces = Sender.frame('h\u00e9!', {
+    const pieces = Sender.frame(NodeBuffer.from('h\u00e9!'), {
       fin: true,
       generateMask: (into: Uint8Array) => into.set(mask),
       mask: true,
@@ -109,15 +110,24 @@ function framesAsKnown(Sender: WsSenderClass): boolean {
   return known;
 }
 
+/** The part of Node's `Buffer` class the writer uses. */
+interface NodeBufferClass {
+  from(text: string): Uint8Array;
+}
+
 /**
  * Frames a text as `ws`'s `send` does and writes it with `ws`'s own writer, without `send`: `send` counts the
  * text's bytes (again: the write budget counts them) and makes an object of options for each frame, a literal with
  * a symbol key that V8 builds in its runtime, 7 calls a frame (~9,000 instructions), once a full garbage
  * collection has let the maps of those objects go: a long-lived client pays that on every frame. The options here
  * are made once, as `send` makes them for a client's text frame without compression; the frame's bytes come back
- * with it. `null` where `ws`'s internals are not as known (another version whose `Sender.frame` does not frame a
- * sample as RFC 6455 says: {@link framesAsKnown}), `send` is not `ws`'s own ({@link isWsSend}), or compression was
- * negotiated: then frames go through `send`.
+ * with it. The text goes to `frame` as its UTF-8, made by the writer (`frame` would make the same): `frame` given
+ * the text itself took ~500 instructions a frame more (callgrind, ws 8.23 on Node 20). Not `readOnly`: `frame` would
+ * then write the header and the masked payload in one buffer, one write to the TCP socket rather than two, but that
+ * buffer is one more from the pool per frame, which costs more than the write saved (~+1,000 instructions a frame).
+ * `null` where `ws`'s internals are not as known (another version whose `Sender.frame` does not frame a sample as
+ * RFC 6455 says: {@link framesAsKnown}), `send` is not `ws`'s own ({@link isWsSend}), compression was negotiated,
+ * or the runtime has no `Buffer`: then frames go through `send`.
  */
 export function wsWriter(socket: WebSocketLike): WsWriter | null {
   // `ws`'s own `send` only, as the socket resolves it: a subclass, a spy or wrapper on the prototype, or a Proxy that
@@ -130,7 +140,11 @@ export function wsWriter(socket: WebSocketLike): WsWriter | null {
   const Sender = sender.constructor as Partial<WsSenderClass> | undefined;
   if (typeof Sender?.frame !== 'function') return null;
   if ((socket as { extensions?: unknown }).extensions !== '') return null;
-  if (!framesAsKnown(Sender as WsSenderClass)) return null;
+  const NodeBuffer = (globalThis as { Buffer?: Partial<NodeBufferClass> }).Buffer;
+  if (typeof NodeBuffer?.from !== 'function') return null;
+  const Buffer = NodeBuffer as NodeBufferClass;
+  const frameOf = Sender as WsSenderClass;
+  if (!framesAsKnown(frameOf, Buffer)) return null;
   const options = {
     fin: true,
     generateMask: sender._generateMask,
@@ -140,7 +154,7 @@ export function wsWriter(socket: WebSocketLike): WsWriter | null {
     readOnly: false,
     rsv1: false,
   };
-  return { send, sender: sender as WsSender, Sender: Sender as WsSenderClass, options };
+  return { send, sender: sender as WsSender, Sender: frameOf, options, Buffer };
 }
 
 /** Whether each function met as a socket's `send` is `ws`'s own (see {@link isWsSend}). */

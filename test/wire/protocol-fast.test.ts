@@ -145,6 +145,24 @@ describe('encodeFrame', () => {
     );
   });
 
+  it('writes the end of a plain result as JSON.stringify does, of 0 ms (kept) or not', () => {
+    const kinds = [undefined, ...RESULT_PART_TYPES, 'later_kind'];
+    const durations = [0, -0, 1, 2.5, 63, 63.5, 64, 65, 1_000, undefined];
+    for (let round = 0; round < 2; round++)
+      for (const kind of kinds)
+        for (const durationMs of durations) {
+          const frame = {
+            type: 'tool_result',
+            callId: 'c1',
+            status: 'ok',
+            output: '42',
+            durationMs,
+            result: kind === undefined ? undefined : { type: kind },
+          } as unknown as FrameOf<ClientFrame, 'tool_result'>;
+          expect(encodeFrame(frame)).toBe(JSON.stringify(frame));
+        }
+  });
+
   it('writes a status or result kind it has no word for as JSON does, whatever Object.prototype holds', () => {
     // A library that sets strings on Object.prototype under such names must not get them into a frame.
     const polluted = Object.prototype as Record<string, unknown>;
