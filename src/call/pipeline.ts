@@ -89,6 +89,7 @@ import {
 } from './signal';
 import type { CallSteps } from './steps';
 import type {
+  AbortLike,
   Attempt,
   CallOptions,
   CallOutcome,
@@ -232,17 +233,23 @@ export abstract class CallRun extends Cancellation implements CallState {
     call.internals = toolInternals(tool)!;
     if (context !== undefined) call.madeCtx = new Unmade(context);
     const names = call.internals.sensitiveFieldNames;
-    const { options } = call;
-    if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
-      const code = callParts.redaction.code;
-      if (code === undefined) return false;
-      CallRun.#rareOf(call).redaction = new code.CallRedaction(options.redactor, names, (redactor) => {
-        // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
-        call.options = Object.create(call.options, {
-          redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
-        }) as CallOptions;
-      });
-    }
+    if (names.length > 0 || (call.options.policies?.length ?? 0) > 0) return CallRun.#redacted(call, names);
+    return true;
+  }
+
+  /**
+   * {@link CallRun.take} for a call whose fields may be redacted: its redaction, `false` when its code is not loaded
+   * yet. Apart, so that a call without one makes no scope for the closure it takes.
+   */
+  static #redacted(call: CallRun, names: readonly string[]): boolean {
+    const code = callParts.redaction.code;
+    if (code === undefined) return false;
+    CallRun.#rareOf(call).redaction = new code.CallRedaction(call.options.redactor, names, (redactor) => {
+      // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
+      call.options = Object.create(call.options, {
+        redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
+      }) as CallOptions;
+    });
     return true;
   }
 
@@ -330,11 +337,20 @@ export abstract class CallRun extends Cancellation implements CallState {
   ): void {
     const signal = this.options.signal;
     const pending = settleNow(fn, signal, next, this as CallState, arg as A);
-    if (pending === undefined) return;
-    this.next = next as Next;
-    this.open = true;
-    signal?.addEventListener('abort', this, { once: true });
-    Promise.resolve(pending).then(this.fulfilled.bind(this), this.rejected.bind(this));
+    if (pending !== undefined) CallRun.#wait(this, pending, next as Next, signal);
+  }
+
+  /** The phase answered with a promise: the call waits for it (see {@link CallRun.settle}). */
+  static #wait(
+    call: CallRun,
+    pending: PromiseLike<unknown>,
+    next: Next,
+    signal: AbortLike | undefined,
+  ): void {
+    call.next = next;
+    call.open = true;
+    signal?.addEventListener('abort', call, { once: true });
+    Promise.resolve(pending).then(call.fulfilled.bind(call), call.rejected.bind(call));
   }
 
   /** The promise of the phase the call waits on fulfilled. */
@@ -394,7 +410,7 @@ export abstract class CallRun extends Cancellation implements CallState {
     }
   }
 
-  done(outcome: CallOutcome): void {
+  done(outcome: CallOutcome, wellFormed = false): void {
     const waited = this.next;
     if (waited === FINISHED) return;
     // Its `ctx.signal` no longer follows the caller's cancellation: one read later is aborted only if it came first.
@@ -406,13 +422,20 @@ export abstract class CallRun extends Cancellation implements CallState {
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
     if (this.internals.concurrency !== undefined) callParts.concurrency.code?.releasePermit(this);
     const { maxOutputBytes } = this.options;
+    let formed = wellFormed;
     const redaction = this.redaction;
-    if (redaction?.active === true) redactOutcome(outcome, redaction);
+    if (redaction?.active === true) {
+      redactOutcome(outcome, redaction);
+      formed = false;
+    }
     const edited = this.editedArguments;
-    if (edited !== undefined && outcome.status !== 'cancelled')
+    if (edited !== undefined && outcome.status !== 'cancelled') {
       outcome.output = withNote(editedNote(this, edited), outcome.output, maxOutputBytes);
-    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
-    outcome.output = toWellFormed(outcome.output);
+      formed = false;
+    }
+    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead. JSON
+    // `serializeOutput` wrote has none (nor has the text of a number): not scanned again.
+    if (!formed) outcome.output = toWellFormed(outcome.output);
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
@@ -642,8 +665,7 @@ export function startCall(
  */
 export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, context: unknown): void {
   if (!CallRun.take(call, tool, context)) {
-    // Its redaction by field name waits for its code, which reads the arguments first.
-    withPart(call, 'redaction', () => startRun(call, tool, rawArguments, context));
+    startOnceRedactionLoads(call, tool, rawArguments, context);
     return;
   }
   if (call.options.signal?.aborted) {
@@ -672,6 +694,15 @@ export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, conte
   }
 }
 
+/**
+ * Its redaction by field name waits for its code, which reads the arguments first. Apart from {@link startRun}
+ * (as every closure of a phase is): a function that makes a closure makes a scope for what it captures at each
+ * call, whichever way it goes.
+ */
+function startOnceRedactionLoads(call: CallRun, tool: Tool, rawArguments: unknown, context: unknown): void {
+  withPart(call, 'redaction', () => startRun(call, tool, rawArguments, context));
+}
+
 /** `rawArguments` decoded (`decodeArguments`), or `undefined` once `call` ended `invalid_arguments` for them. */
 function decodedArguments(call: CallRun, tool: Tool, rawArguments: unknown): object | undefined {
   const decoded = decodeArguments(rawArguments);
@@ -695,8 +726,12 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
   // A plain call's phases are functions made once; a call with refusals or edited arguments needs them after.
   if (refused === undefined && call.options.argumentsEdited !== true)
     timed(call, validateArguments, argumentsValidated, args);
-  else
-    timed(call, validateArguments, (validated) => argumentsValidated(validated, call, args, refused), args);
+  else runCallWith(call, args, refused);
+}
+
+/** {@link runCall} of a call with refusals or edited arguments: its next phase keeps them. */
+function runCallWith(call: CallState, args: object, refused: readonly ValidationIssue[] | undefined): void {
+  timed(call, validateArguments, (validated) => argumentsValidated(validated, call, args, refused), args);
 }
 
 /**
@@ -914,29 +949,38 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
 function execute(call: CallState, input: unknown, approved: boolean): void {
   const { internals } = call;
   // A tool with `concurrency` waits for a permit first (./concurrency.ts), then comes back here holding it.
-  const { concurrency } = internals;
-  if (concurrency !== undefined) {
-    const part = callParts.concurrency.code;
-    if (part === undefined) {
-      withPart(call, 'concurrency', () => execute(call, input, approved));
-      return;
-    }
-    if (!part.holdsPermit(call)) {
-      part.enterGate(
-        call,
-        concurrency,
-        input,
-        () => guarded(call, () => execute(call, input, approved)),
-        stoppedAtGate,
-      );
-      return;
-    }
-  }
+  if (internals.concurrency !== undefined && !holdsPermit(call, input, approved)) return;
   // `false` is what a new `ctx` says: a call whose `ctx` is not made yet keeps it unmade.
   if (approved) call.ctx.approved = true;
   const { retry } = internals;
   if (retry === undefined || retry.maxAttempts <= 1) timed(call, callExecute, afterExecute, input);
-  else withPart(call, 'retry', (part) => part.executeAttempts(call, input, retry, afterExecute));
+  else executeAttempts(call, input, retry);
+}
+
+/**
+ * Whether a call of a tool with `concurrency` holds its key's permit (./concurrency.ts): if not, it waits for it
+ * (and for the code first), then comes back to {@link execute}.
+ */
+function holdsPermit(call: CallState, input: unknown, approved: boolean): boolean {
+  const part = callParts.concurrency.code;
+  if (part === undefined) {
+    withPart(call, 'concurrency', () => execute(call, input, approved));
+    return false;
+  }
+  if (part.holdsPermit(call)) return true;
+  part.enterGate(
+    call,
+    call.internals.concurrency as NonNullable<ToolInternals['concurrency']>,
+    input,
+    () => guarded(call, () => execute(call, input, approved)),
+    stoppedAtGate,
+  );
+  return false;
+}
+
+/** `execute` in attempts, for a tool with `retry` (./retry.ts). */
+function executeAttempts(call: CallState, input: unknown, retry: NonNullable<ToolInternals['retry']>): void {
+  withPart(call, 'retry', (part) => part.executeAttempts(call, input, retry, afterExecute));
 }
 
 /** The tool's `execute`, given a `ctx` only when it can read one. */
@@ -957,10 +1001,12 @@ function afterExecute(result: Settled<unknown>, call: CallState): void {
  */
 function executed(call: CallState, value: unknown): void {
   const iterator = typeof value === 'object' && value !== null ? iteratorOf(value) : undefined;
-  if (iterator === undefined) {
-    succeed(call, value);
-    return;
-  }
+  if (iterator === undefined) succeed(call, value);
+  else drainOnceWidgetLoads(call, iterator);
+}
+
+/** A value that yields is read to its end ({@link drain}), once the widget check is loaded. */
+function drainOnceWidgetLoads(call: CallState, iterator: NonNullable<ReturnType<typeof iteratorOf>>): void {
   // What a tool yields may carry a widget: the widget check is loaded before the first value is read.
   if (callParts.widget.code === undefined) {
     timed(
@@ -1017,22 +1063,25 @@ function succeed(call: CallState, value: unknown, unchecked?: string): void {
     return;
   }
   const split = splitWidget(call, value, unchecked);
-  // A page's first result with a widget waits for the widget check (./parts.ts). The tool has run by now: when
-  // the check cannot load, the result stands and its widget is dropped and reported, as an invalid widget is.
-  if (split === NEEDS_WIDGET) {
-    timed(
-      call,
-      () => callParts.widget.load(),
-      (loaded, waited) => {
-        if (loaded.kind === 'value') guarded(waited, () => succeed(waited, value));
-        else if (loaded.kind === 'error')
-          guarded(waited, () => succeed(waited, value, thrownMessage(loaded.error, 'the load')));
-        else stopped(waited, loaded);
-      },
-    );
-    return;
-  }
-  checkOutput(call, value, split.data, split.widget);
+  if (split === NEEDS_WIDGET) succeedOnceWidgetLoads(call, value);
+  else checkOutput(call, value, split.data, split.widget);
+}
+
+/**
+ * A page's first result with a widget waits for the widget check (./parts.ts). The tool has run by now: when the
+ * check cannot load, the result stands and its widget is dropped and reported, as an invalid widget is.
+ */
+function succeedOnceWidgetLoads(call: CallState, value: unknown): void {
+  timed(
+    call,
+    () => callParts.widget.load(),
+    (loaded, waited) => {
+      if (loaded.kind === 'value') guarded(waited, () => succeed(waited, value));
+      else if (loaded.kind === 'error')
+        guarded(waited, () => succeed(waited, value, thrownMessage(loaded.error, 'the load')));
+      else stopped(waited, loaded);
+    },
+  );
 }
 
 /**
@@ -1042,10 +1091,18 @@ function succeed(call: CallState, value: unknown, unchecked?: string): void {
  */
 function checkOutput(call: CallState, value: unknown, data: unknown, widget: Widget | undefined): void {
   const schema = call.internals.outputSchema;
-  if (schema === undefined) {
-    projected(call, value, data, widget);
-    return;
-  }
+  if (schema === undefined) projected(call, value, data, widget);
+  else checkOutputWith(call, schema, value, data, widget);
+}
+
+/** {@link checkOutput} by the tool's `outputSchema`. */
+function checkOutputWith(
+  call: CallState,
+  schema: NonNullable<ToolInternals['outputSchema']>,
+  value: unknown,
+  data: unknown,
+  widget: Widget | undefined,
+): void {
   timed(
     call,
     () => schema.validate(data),
@@ -1098,10 +1155,17 @@ export function withoutOwnWidget(value: unknown): unknown {
 /** The data of a result, its widget split off: through `toModelOutput` when the tool has one, then {@link ended}. */
 function projected(call: CallState, value: unknown, data: unknown, widget: Widget | undefined): void {
   const toModelOutput = call.internals.toModelOutput;
-  if (toModelOutput === undefined) {
-    ended(call, value, data, widget);
-    return;
-  }
+  if (toModelOutput === undefined) ended(call, value, data, widget);
+  else projectedWith(call, toModelOutput, value, widget);
+}
+
+/** {@link projected} through the tool's `toModelOutput`. */
+function projectedWith(
+  call: CallState,
+  toModelOutput: NonNullable<ToolInternals['toModelOutput']>,
+  value: unknown,
+  widget: Widget | undefined,
+): void {
   timed(
     call,
     () => toModelOutput(value, call.ctx),
@@ -1136,13 +1200,17 @@ function ended(call: CallState, value: unknown, forModel: unknown, widget: Widge
   // client) freed it and threw away the optimised code of the result path (`done`, the client's `finished`, the
   // outbox's `add`), compiled again by the next calls.
   const outcome: ToolCallResult = { status: 'ok', output: '', value, durationMs: 0 };
+  let wellFormed = false;
   if (typeof forModel === 'string') outcome.output = forModel;
   else if (isToolContent(forModel)) {
     outcome.output = contentText(forModel.parts);
     outcome.content = [...forModel.parts];
-  } else outcome.output = serializeOutput(forModel, call.options.redactor);
+  } else {
+    outcome.output = serializeOutput(forModel, call.options.redactor);
+    wellFormed = true;
+  }
   if (widget !== undefined) outcome.widget = widget;
-  call.done(outcome);
+  call.done(outcome, wellFormed);
 }
 
 /*

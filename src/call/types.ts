@@ -470,8 +470,11 @@ export interface CallState {
     next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
     arg?: A,
   ): void;
-  /** Ends the call with the outcome (once; later outcomes are ignored). */
-  done(outcome: CallOutcome): void;
+  /**
+   * Ends the call with the outcome (once; later outcomes are ignored). `wellFormed`: its output holds no lone
+   * surrogate (`serializeOutput` wrote it), so it is not made well-formed again.
+   */
+  done(outcome: CallOutcome, wellFormed?: boolean): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
   /** Gives a preliminary result to `options.onPreliminary` while the call runs. */

@@ -24,7 +24,7 @@ import type { GateStats } from '../call/concurrency';
 import { callParts } from '../call/parts';
 import { notBegun } from '../call/pipeline';
 import { startByName, type ToolRegistry } from '../call/registry';
-import { abortReason, type Settled, settleNow, settleThen } from '../call/signal';
+import { abortReason, type Settled, settleThen } from '../call/signal';
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -36,6 +36,7 @@ import type {
 import { CodeOnDemand } from '../code-on-demand';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
+import { isThenable } from '../maybe';
 import {
   busyText,
   contextFailedText,
@@ -907,28 +908,63 @@ export class CallRunner implements ExecutionOwner {
     // A call of a tool this client does not have runs nothing: it ends unknown_tool, as a call that never began.
     if (events.listens?.('tool_call') !== false && this.#options.registry.has(toolName))
       events.toolCall({ callId, runId, toolName });
-    const pending = settleNow(this.#contextOf, execution, this.#contextReady, execution);
-    if (pending === undefined) return;
-    // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
-    // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
+    // As `settleNow` would (./signal.ts), without its outcome object and continuation: a context at hand runs the
+    // tool at once. A call cancelled before or while its context came runs nothing (the call layer ends it).
+    let context: unknown;
+    if (!execution.aborted) {
+      try {
+        context = this.#options.contextFor(execution);
+      } catch (error) {
+        if (!execution.aborted) {
+          this.#contextFailed(execution, error);
+          return;
+        }
+      }
+      let thenable: boolean;
+      try {
+        thenable = isThenable(context);
+      } catch (error) {
+        this.#contextFailed(execution, error); // a `then` getter that throws, as Promise.resolve says
+        return;
+      }
+      if (thenable) {
+        this.#awaitContext(execution, context as PromiseLike<unknown>);
+        return;
+      }
+    }
+    this.#run(execution, execution.aborted ? undefined : context);
+  };
+
+  /**
+   * A promised context: a cancel, the deadline or close() while it is awaited ends the wait (the call layer then
+   * ends the call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
+   */
+  #awaitContext(execution: Execution, pending: PromiseLike<unknown>): void {
+    if (execution.aborted) {
+      // Cancelled while the context function ran: its promise is not waited for, nor left to reject unhandled.
+      Promise.resolve(pending).then(undefined, () => {});
+      this.#run(execution, undefined);
+      return;
+    }
     settleThen(
       () => pending,
       { signal: execution },
       (outcome) => this.#contextReady(outcome, execution),
     );
-  };
-
-  readonly #contextOf = (execution: Execution): unknown => this.#options.contextFor(execution);
+  }
 
   /** The call's context came (or failed, or the call was cancelled meanwhile): runs its tool, or fails it. */
-  readonly #contextReady = (outcome: Settled<unknown>, execution: Execution): void => {
+  #contextReady(outcome: Settled<unknown>, execution: Execution): void {
     if (outcome.kind !== 'error') this.#run(execution, outcome.kind === 'value' ? outcome.value : undefined);
-    else {
-      const output = contextFailedText(execution.toolName, thrownMessage(outcome.error));
-      const durationMs = Math.max(0, Math.round(performance.now()) - execution.started);
-      this.finished(execution, { status: 'error', output, durationMs, error: outcome.error });
-    }
-  };
+    else this.#contextFailed(execution, outcome.error);
+  }
+
+  /** The call's context function threw or rejected: the call fails, its tool not run. */
+  #contextFailed(execution: Execution, error: unknown): void {
+    const output = contextFailedText(execution.toolName, thrownMessage(error));
+    const durationMs = Math.max(0, Math.round(performance.now()) - execution.started);
+    this.finished(execution, { status: 'error', output, durationMs, error });
+  }
 
   /** Runs a call's tool, its context in hand. */
   #run(execution: Execution, context: unknown): void {

@@ -266,26 +266,34 @@ export function contextSource(
     if (run !== undefined) return run.context;
     const { context } = options;
     if (typeof context !== 'function') return context;
-    const failed = (error: unknown) => {
-      report(
-        new OptionsError('context_failed', `the context function failed for ${call.toolName}`, {
-          cause: error,
-        }),
-      );
-      throw error;
-    };
-    try {
-      const value = (context as (info: CallInfo) => unknown)({
-        callId: call.callId,
-        runId: call.runId,
-        toolName: call.toolName,
-      });
-      // An async context function is awaited by the call runner; a rejection is reported the same way.
-      return isThenable(value) ? Promise.resolve(value).catch(failed) : value;
-    } catch (error) {
-      return failed(error);
-    }
+    return contextOf(context as (info: CallInfo) => unknown, call, report);
   };
+}
+
+/**
+ * What the client's `context` function gives for `call` (apart from {@link contextSource}'s function: a call of a
+ * client without one makes no scope for the closure here).
+ */
+function contextOf(
+  context: (info: CallInfo) => unknown,
+  call: CallInfo,
+  report: (error: OptionsError) => void,
+): unknown {
+  const failed = (error: unknown) => {
+    report(
+      new OptionsError('context_failed', `the context function failed for ${call.toolName}`, {
+        cause: error,
+      }),
+    );
+    throw error;
+  };
+  try {
+    const value = context({ callId: call.callId, runId: call.runId, toolName: call.toolName });
+    // An async context function is awaited by the call runner; a rejection is reported the same way.
+    return isThenable(value) ? Promise.resolve(value).catch(failed) : value;
+  } catch (error) {
+    return failed(error);
+  }
 }
 
 /*
