@@ -447,9 +447,9 @@ export abstract class CallRun extends Cancellation implements CallState {
     this.done(bugOutcome(this.tool, error));
   }
 
-  /** The values of `inputs` (raw, validated or edited arguments) under the redacted field names are redacted. */
-  validated(...inputs: unknown[]): void {
-    this.rare?.redaction?.addInputs(...inputs);
+  /** The values of `input` (raw, validated or edited arguments) under the redacted field names are redacted. */
+  validated(input: unknown): void {
+    this.rare?.redaction?.addInputs(input);
   }
 
   /** A text or value the call gives out while it runs, with the call's fields redacted when it has any. */

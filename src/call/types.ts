@@ -481,9 +481,9 @@ export interface CallState {
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
   /**
    * Arguments the call will use (raw, validated, or edited by an approver): the values under the call's redacted
-   * field names they hold are redacted too.
+   * field names they hold are redacted too. One at a time (no array of them at each call).
    */
-  validated(...inputs: unknown[]): void;
+  validated(input: unknown): void;
   /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry`. */
   newAttempt(number: number): Attempt;
   /**

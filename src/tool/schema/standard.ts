@@ -56,7 +56,7 @@ export const failedValidation = (error: unknown): ValidationResult => {
 export function validateStandard(
   schema: StandardSchemaV1,
   value: unknown,
-  formatMessage: IssueMessageFormatter = (issue) => issue.message,
+  formatMessage: IssueMessageFormatter = ownMessage,
 ): MaybePromise<ValidationResult> {
   let result: MaybePromise<StandardSchemaV1.Result<unknown>>;
   try {
@@ -65,10 +65,22 @@ export function validateStandard(
     return failedValidation(error);
   }
   // Any promise the spec allows (one from another realm, a library's own thenable), not only a native Promise.
-  if (isThenable(result)) {
-    return Promise.resolve(result).then((settled) => renderResult(settled, formatMessage), failedValidation);
-  }
+  if (isThenable(result)) return renderLater(result, formatMessage);
   return renderResult(result as StandardSchemaV1.Result<unknown>, formatMessage);
+}
+
+/** An issue's own message (no function made per call for the default). */
+const ownMessage: IssueMessageFormatter = (issue) => issue.message;
+
+/**
+ * A library's promised result, rendered when it settles. Apart from {@link validateStandard}: a function that
+ * makes a closure makes a scope for what it captures at each call, the synchronous ones too.
+ */
+function renderLater(
+  result: PromiseLike<StandardSchemaV1.Result<unknown>>,
+  formatMessage: IssueMessageFormatter,
+): Promise<ValidationResult> {
+  return Promise.resolve(result).then((settled) => renderResult(settled, formatMessage), failedValidation);
 }
 
 /** A Standard Schema result as a {@link ValidationResult}, its issues' paths rendered. */
@@ -77,7 +89,15 @@ export function renderResult(
   formatMessage: IssueMessageFormatter,
 ): ValidationResult {
   if (result.issues === undefined) return { ok: true, value: result.value };
-  const issues: ValidationIssue[] = result.issues.map((issue) => ({
+  return renderedIssues(result.issues, formatMessage);
+}
+
+/** A failed result's issues, their paths rendered (apart: see {@link renderLater}). */
+function renderedIssues(
+  found: ReadonlyArray<StandardSchemaV1.Issue>,
+  formatMessage: IssueMessageFormatter,
+): ValidationResult {
+  const issues: ValidationIssue[] = found.map((issue) => ({
     path: formatPath(issue.path),
     message: formatMessage(issue) || 'is invalid',
   }));
