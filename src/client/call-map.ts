@@ -30,6 +30,8 @@ export class CallMap<V extends NonNullable<unknown>> {
   readonly #rest = new Map<string, number>();
   /** The values of {@link CallMap.#rest}'s keys, at their places; `undefined` at a free place. */
   readonly #values: (V | undefined)[] = [];
+  /** The keys at their places in {@link CallMap.#values}; `undefined` at a free place. */
+  readonly #keys: (string | undefined)[] = [];
   /** Free places in {@link CallMap.#values}, the last freed last. */
   readonly #free: number[] = [];
   /** Walks of {@link CallMap.values} under way: meanwhile a new key always comes last, in the rest. */
@@ -55,52 +57,72 @@ export class CallMap<V extends NonNullable<unknown>> {
     return this;
   }
 
-  /** Sets `key` to `value`, and returns the value it replaced, if any: one lookup where `get` then `set` take two. */
+  /**
+   * Sets `key` to `value`, and returns the value it replaced, if any: one lookup where `get` then `set` take two (a
+   * new key, the usual case, is set without being looked for: the `Map`'s size tells whether it was there).
+   */
   put(key: string, value: V): V | undefined {
     if (this.#firstKey === key) {
       const before = this.#firstValue;
       this.#firstValue = value;
       return before;
     }
-    const place = this.#rest.size === 0 ? undefined : this.#rest.get(key);
-    if (place !== undefined) {
-      const before = this.#values[place];
-      this.#values[place] = value;
-      return before;
+    const rest = this.#rest;
+    if (rest.size === 0) {
+      this.add(key, value);
+      return undefined;
     }
-    this.add(key, value);
-    return undefined;
+    const before = rest.size;
+    const place = this.#free.pop() ?? this.#values.length;
+    rest.set(key, place);
+    this.#values[place] = value;
+    this.#keys[place] = key;
+    if (rest.size !== before) {
+      this.size += 1;
+      return undefined;
+    }
+    // It was there, and keeps its turn in the `Map`, now at the new place: its old place is found and freed.
+    const keys = this.#keys;
+    let old = 0;
+    while (old === place || keys[old] !== key) old += 1;
+    const replaced = this.#values[old];
+    this.#values[old] = undefined;
+    keys[old] = undefined;
+    this.#free.push(old);
+    return replaced;
   }
 
   /**
    * Adds `key`, which is not held (its caller has just asked, and nothing came between), with `value`: as
    * {@link CallMap.put} without looking for it first (each call's arrival does; the lookup is most of a `put`).
+   * Returns where it was put, for {@link CallMap.take}: -1 for the first place, else its place.
    */
-  add(key: string, value: V): void {
+  add(key: string, value: V): number {
+    this.size += 1;
     // The first place holds the oldest entry: a new key takes it only when there is no other entry (and no walk
     // is under way, which has read the first place already and visits new keys in the rest).
-    if (this.size === 0 && this.#walks === 0) {
+    if (this.size === 1 && this.#walks === 0) {
       this.#firstKey = key;
       this.#firstValue = value;
-    } else {
-      const free = this.#free.pop();
-      if (free === undefined) {
-        this.#rest.set(key, this.#values.length);
-        this.#values.push(value);
-      } else {
-        this.#rest.set(key, free);
-        this.#values[free] = value;
-      }
+      return -1;
     }
-    this.size += 1;
+    const place = this.#free.pop() ?? this.#values.length;
+    this.#rest.set(key, place);
+    this.#values[place] = value;
+    this.#keys[place] = key;
+    return place;
   }
 
   delete(key: string): boolean {
     return this.take(key) !== undefined;
   }
 
-  /** Removes `key`, and returns its value, if it had one: one lookup where `get` then `delete` take two. */
-  take(key: string): V | undefined {
+  /**
+   * Removes `key`, and returns its value, if it had one: one lookup where `get` then `delete` take two. `at`: where
+   * {@link CallMap.add} put it (what it returned), if known: the value is found there, and the `Map` only deletes
+   * the key. A place that no longer holds `key` (set again with {@link CallMap.put}, or taken) is not trusted.
+   */
+  take(key: string, at = -1): V | undefined {
     let value: V | undefined;
     if (this.#firstKey === key) {
       value = this.#firstValue;
@@ -108,8 +130,11 @@ export class CallMap<V extends NonNullable<unknown>> {
       this.#firstValue = undefined;
     } else {
       const rest = this.#rest;
-      const place = rest.size === 0 ? undefined : rest.get(key);
-      if (place === undefined) return undefined;
+      let place: number | undefined = at;
+      if (at < 0 || this.#keys[at] !== key) {
+        place = rest.size === 0 ? undefined : rest.get(key);
+        if (place === undefined) return undefined;
+      }
       value = this.#values[place];
       rest.delete(key);
       if (rest.size === 0) {
@@ -121,9 +146,11 @@ export class CallMap<V extends NonNullable<unknown>> {
         // a pause in calls had emptied the map, tens of thousands of calls into a run. An array emptied keeps the
         // kind of elements its values gave it.
         this.#values.length = 0;
+        this.#keys.length = 0;
         this.#free.length = 0;
       } else {
         this.#values[place] = undefined;
+        this.#keys[place] = undefined;
         this.#free.push(place);
       }
     }

@@ -792,7 +792,7 @@ export class CallRunner implements ExecutionOwner {
     // that starts now.
     const now = heardAt ?? performance.now();
     this.#deadlines.arrived(execution, frame.deadlineMs, now);
-    this.#held.add(callId, execution);
+    execution.heldAt = this.#held.add(callId, execution);
     this.#traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
     if (this.#abortedRuns.size > 0 && this.#abortedRuns.has(frame.runId))
@@ -821,7 +821,7 @@ export class CallRunner implements ExecutionOwner {
     if (this.#refusedNew(callId, toolName)) return;
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
     const execution = new ClientExecution(frame, this);
-    this.#held.add(callId, execution);
+    execution.heldAt = this.#held.add(callId, execution);
     // The service caused its failure: its line is bounded as theirs are (./failure-log.ts).
     this.#unreadableId = callId;
     this.finished(execution, {
@@ -1417,7 +1417,7 @@ export class CallRunner implements ExecutionOwner {
    */
   #release(execution: Execution): void {
     this.#deadlines.arm(execution, undefined);
-    this.#held.take(execution.callId);
+    this.#held.take(execution.callId, execution.heldAt);
     if (this.#keyed) this.#keyWaits.ended(execution.callId);
     // Only a client whose calls waited for a decision or at a gate has bytes of theirs counted.
     if (this.#countedWaits !== undefined) this.#goesOn(execution);
@@ -1452,8 +1452,11 @@ export class CallRunner implements ExecutionOwner {
     this.#stillRunning?.delete(execution.callId);
   }
 
-  /** A call has its result (from its {@link Execution}). */
-  finished(execution: Execution, result: ToolCallResult): void {
+  /**
+   * A call has its result (from its {@link Execution}). `wellFormed`: its output holds no lone surrogate, and is
+   * not made so again.
+   */
+  finished(execution: Execution, result: ToolCallResult, wellFormed = false): void {
     if (this.#handingBackCount > 0) {
       const kind = this.#handingBack.get(execution);
       if (kind !== undefined) {
@@ -1499,7 +1502,7 @@ export class CallRunner implements ExecutionOwner {
     // only its results' bytes (`maxOutboxBytes`). Made here, not in a function of its own nor in the outbox: V8 then
     // inlines its constructor into this function among the first of what it calls.
     const held = new HeldResult(callId, execution.runId, execution.toolName, keptOf(execution.arguments));
-    const { output } = this.#outbox.add(held, result, durationMs, part, updated);
+    const { output } = this.#outbox.add(held, result, durationMs, part, updated, wellFormed);
     const { events } = this.#options;
     if (events.listens?.('tool_result') !== false)
       events.toolResult({

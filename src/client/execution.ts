@@ -82,7 +82,8 @@ export function canMove(from: CallState, to: CallState): boolean {
 
 /** Where an {@link Execution} hands its result (the call runner). */
 export interface ExecutionOwner {
-  finished(execution: Execution, result: ToolCallResult): void;
+  /** `wellFormed`: the result's output holds no lone surrogate (its call's pipeline made it so). */
+  finished(execution: Execution, result: ToolCallResult, wellFormed?: boolean): void;
   /** A trace records the call's arguments at its end: a waiting call keeps them as text, not only small ones. */
   readonly tracesArguments?: boolean;
   /** The tool of a call that had its result while it ran (cancelled, timed out) returned: see `Slots.release`. */
@@ -264,6 +265,8 @@ export class Execution extends CallRun {
    * added under it when it ends, its id not hashed again. `undefined` when it was not taken (hashed then).
    */
   declare idHash: number | undefined;
+  /** Where the calls held keep it (what `CallMap.add` returned, for `CallMap.take`: ./call-map.ts); -1 until then. */
+  declare heldAt: number;
   /**
    * What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set.
    * Until then, the call's {@link CallExtras} alone when its frame carried any (often shared: no object of its own).
@@ -283,6 +286,7 @@ export class Execution extends CallRun {
     this.started = 0;
     this.heardAt = undefined;
     this.idHash = undefined;
+    this.heldAt = -1;
     const last = owner.lastExtras;
     if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.rareOrExtras = last;
     else {
@@ -427,7 +431,8 @@ export class Execution extends CallRun {
   }
 
   result(result: ToolCallResult): void {
-    this.owner.finished(this, result);
+    // From its pipeline (src/call/pipeline.ts `done`, or an unknown tool's result): its output is well-formed.
+    this.owner.finished(this, result, true);
   }
 
   override lateReturn(): void {

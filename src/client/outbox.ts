@@ -327,7 +327,7 @@ export class Outbox {
    * Writes the result of `held`'s call, and keeps it in `held` (the call runner's, made for this result) until
    * {@link Outbox.ack}. Returns the result's frame (its `output` is what the model reads). `updated`: the call sent
    * updates (events, progress, steps), some of which may still wait to go before its result; a call that sent none
-   * is not asked about.
+   * is not asked about. `wellFormed`: the result's output holds no lone surrogate (not scanned again).
    */
   add(
     held: HeldResult,
@@ -335,8 +335,9 @@ export class Outbox {
     durationMs: number,
     part?: ResultPartFrame,
     updated = false,
+    wellFormed = false,
   ): ToolResultFrame {
-    const resultFrame = this.#resultFrame(held, result, durationMs);
+    const resultFrame = this.#resultFrame(held, result, durationMs, wellFormed);
     // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
     if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
     const lead = updated ? this.#options.lead?.(held.callId, false) : undefined;
@@ -518,12 +519,20 @@ export class Outbox {
     return false;
   }
 
-  #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
+  #resultFrame(
+    frame: ToolCallFrame,
+    result: ToolCallResult,
+    durationMs: number,
+    wellFormed: boolean,
+  ): ToolResultFrame {
     const { redactor } = this.#options;
     const out: ToolResultFrame = new ResultFrame(frame.callId, result.status, '', durationMs);
     // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches.
     // A JSON output stays JSON: a secret is replaced inside its values (`redactOutput`, src/redact.ts).
-    out.output = toWellFormed(redactOutput(redactor, result.output));
+    const { output } = result;
+    const redacted = redactOutput(redactor, output);
+    // An output known well-formed and left as it was is not scanned again.
+    out.output = wellFormed && redacted === output ? output : toWellFormed(redacted);
     const widget = result.widget === undefined ? undefined : redactor.value(result.widget);
     return this.#withContent(this.#fit(out, frame, widget), result.content);
   }

@@ -208,6 +208,26 @@ describe('run() and context mistakes', () => {
     expect(done.finalOutput).toBe('async-whoami');
   });
 
+  it('sends a result made outside the tool (its context failed) with a lone surrogate made U+FFFD', async () => {
+    const whoami = tool({ name: 'whoami', description: 'Says the tenant.', execute: () => 'never' });
+    const failing = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
+      context: () => {
+        throw new Error('half \uD83D an emoji');
+      },
+    });
+    failing.client.on('error', () => {});
+    const started = await fetch(`${failing.server.httpUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
+    });
+    const { runId } = (await started.json()) as { runId: string };
+    const failed = await failing.server.runs.waitFor(runId);
+    expect(failed.finalOutput).toBe(
+      'Error running whoami: the client could not provide its context (half \uFFFD an emoji)',
+    );
+  });
+
   it('rejects run() arguments that could never work, before sending anything', async () => {
     const { client } = await setup([], []);
     const agent = new Agent({ name: 'A', instructions: '' });

@@ -14,6 +14,8 @@ describe('CallMap', () => {
     const next = random(28);
     const calls = new CallMap<number>();
     const model = new Map<string, number>();
+    // Where `add` put each key: `take` is given it, or a place that may be stale or wrong.
+    const places = new Map<string, number>();
     for (let step = 0; step < 4_000; step++) {
       const key = `c${Math.floor(next() * 6)}`;
       const roll = next();
@@ -27,13 +29,18 @@ describe('CallMap', () => {
       } else if (roll < 0.5) {
         // `add` takes a key not held, as `set` would (a caller asks first).
         if (!model.has(key)) {
-          calls.add(key, step);
+          places.set(key, calls.add(key, step));
           model.set(key, step);
         }
       } else if (roll < 0.7) expect(calls.delete(key)).toBe(model.delete(key));
-      else if (roll < 0.9) {
+      else if (roll < 0.8) {
         // `take` answers with the value it removed, as `get` before `delete` would.
         expect(calls.take(key)).toBe(model.get(key));
+        model.delete(key);
+      } else if (roll < 0.9) {
+        // `take` with a place answers as without, whatever the place it is given.
+        const at = next() < 0.8 ? (places.get(key) ?? -1) : Math.floor(next() * 8) - 1;
+        expect(calls.take(key, at)).toBe(model.get(key));
         model.delete(key);
       } else {
         expect(calls.get(key)).toBe(model.get(key));
@@ -47,12 +54,19 @@ describe('CallMap', () => {
     const next = random(50);
     const calls = new CallMap<number>();
     const model = new Map<string, number>();
+    const places = new Map<string, number>();
     for (let step = 0; step < 20_000; step++) {
       const key = `c${Math.floor(next() * 48)}`;
       const roll = next();
-      if (roll < 0.5) {
+      if (roll < 0.25 && !model.has(key)) {
+        places.set(key, calls.add(key, step));
+        model.set(key, step);
+      } else if (roll < 0.5) {
         calls.set(key, step);
         model.set(key, step);
+      } else if (roll < 0.74) {
+        expect(calls.take(key, places.get(key) ?? -1)).toBe(model.get(key));
+        model.delete(key);
       } else if (roll < 0.98) expect(calls.delete(key)).toBe(model.delete(key));
       else {
         // A walk that deletes what it visits and sets a new key now and then, on both.
