@@ -57,39 +57,21 @@ export class CallMap<V extends NonNullable<unknown>> {
     return this;
   }
 
-  /**
-   * Sets `key` to `value`, and returns the value it replaced, if any: one lookup where `get` then `set` take two (a
-   * new key, the usual case, is set without being looked for: the `Map`'s size tells whether it was there).
-   */
+  /** Sets `key` to `value`, and returns the value it replaced, if any. */
   put(key: string, value: V): V | undefined {
     if (this.#firstKey === key) {
       const before = this.#firstValue;
       this.#firstValue = value;
       return before;
     }
-    const rest = this.#rest;
-    if (rest.size === 0) {
-      this.add(key, value);
-      return undefined;
+    const place = this.#rest.size === 0 ? undefined : this.#rest.get(key);
+    if (place !== undefined) {
+      const before = this.#values[place];
+      this.#values[place] = value;
+      return before;
     }
-    const before = rest.size;
-    const place = this.#free.pop() ?? this.#values.length;
-    rest.set(key, place);
-    this.#values[place] = value;
-    this.#keys[place] = key;
-    if (rest.size !== before) {
-      this.size += 1;
-      return undefined;
-    }
-    // It was there, and keeps its turn in the `Map`, now at the new place: its old place is found and freed.
-    const keys = this.#keys;
-    let old = 0;
-    while (old === place || keys[old] !== key) old += 1;
-    const replaced = this.#values[old];
-    this.#values[old] = undefined;
-    keys[old] = undefined;
-    this.#free.push(old);
-    return replaced;
+    this.add(key, value);
+    return undefined;
   }
 
   /**
@@ -120,7 +102,7 @@ export class CallMap<V extends NonNullable<unknown>> {
   /**
    * Removes `key`, and returns its value, if it had one: one lookup where `get` then `delete` take two. `at`: where
    * {@link CallMap.add} put it (what it returned), if known: the value is found there, and the `Map` only deletes
-   * the key. A place that no longer holds `key` (set again with {@link CallMap.put}, or taken) is not trusted.
+   * the key. A place that no longer holds `key` (taken, and given to another key) is not trusted.
    */
   take(key: string, at = -1): V | undefined {
     let value: V | undefined;
