@@ -9,8 +9,13 @@
  * - `socketio`: a Socket.IO server calling `socket.emitWithAck('tool_call', …)`.
  * - `mcp`: an MCP `Client` calling `callTool` on the subject's MCP server over Streamable HTTP.
  *
+ * Call ids are the stub's (`call_` and a random UUID, 41 characters), in the `protocol` and `socketio` drivers
+ * alike, and the `protocol` driver's calls name one run as the stub names it (`run_` and a UUID). MCP has no call
+ * id of ours: its requests carry the SDK's JSON-RPC ids.
+ *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -50,6 +55,11 @@ const STUB_LEASE = { leaseMs: 45_000, maxCallDurationMs: 86_400_000 };
 const STUB_AGENT = 'Assistant';
 /** The session that started the stub's runs (`call_context`), as a session id of the stub looks. */
 const STUB_SESSION = 'sess_4f1c2a9e7b3d';
+/**
+ * A call id as the stub makes one (server-stub/runs.ts `newCallId`): `call_` and a random UUID, 41 characters of
+ * random hex, so that a client's work on ids (hashing, map lookups, writing them back) is what a service's ids cost.
+ */
+const newCallId = () => `call_${randomUUID()}`;
 
 /** One way of sending calls to a subject. `done(ok)` is called once per call, `ok` when the output is right. */
 interface Link {
@@ -77,12 +87,16 @@ class ProtocolLink implements Link {
   readonly url: Promise<string>;
   /** Size of the first `hello` received, in bytes (UTF-8). */
   helloBytes = 0;
+  /** The text of the last `tool_result` received (the tests compare the subjects' frames). */
+  lastResult = '';
   readonly #server: WebSocketServer;
   readonly #pending = new Map<string, { tool: ToolName; seq: number; done: (ok: boolean) => void }>();
   readonly #validate: boolean;
   readonly #frames: FrameKind;
   readonly #sockets: WebSocket[] = [];
   readonly #acks = new Map<WebSocket, string[]>();
+  /** The run every call is part of, named as the stub names a run (server-stub/runs.ts): `run_` and a UUID. */
+  readonly #runId = `run_${randomUUID()}`;
   #next = 0;
 
   constructor(validate: boolean, clients = 1, frames: FrameKind = 'stub') {
@@ -130,6 +144,7 @@ class ProtocolLink implements Link {
           return;
         }
         this.#pending.delete(frame.callId);
+        this.lastResult = text;
         const acks = this.#acks.get(socket)!;
         acks.push(frame.callId);
         if (acks.length === 1) void Promise.resolve().then(() => this.#flushAcks(socket));
@@ -183,7 +198,7 @@ class ProtocolLink implements Link {
   }
 
   call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
-    const callId = `c${seq}`;
+    const callId = newCallId();
     this.#pending.set(callId, { tool, seq, done });
     const socket = this.#sockets[this.#next++ % this.#sockets.length]!;
     const pendingAcks = this.#acks.get(socket)!;
@@ -193,7 +208,7 @@ class ProtocolLink implements Link {
       encodeFrame({
         type: 'tool_call',
         callId,
-        runId: 'bench-run',
+        runId: this.#runId,
         toolName: tool,
         arguments: argumentsOf(tool, seq),
         // As the stub sends them: the service's deadline (the client arms a timer for it) and the run depth, and
@@ -239,7 +254,7 @@ class SocketIoLink implements Link {
 
   call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
     const args = tool === 'add' ? { a: seq, b: 1 } : {};
-    this.#socket!.emitWithAck('tool_call', { callId: `c${seq}`, toolName: tool, arguments: args }).then(
+    this.#socket!.emitWithAck('tool_call', { callId: newCallId(), toolName: tool, arguments: args }).then(
       (result: { status: string; output: string }) =>
         done(result.status === 'ok' && result.output === expected(tool, seq)),
       (error: unknown) => {
@@ -405,6 +420,8 @@ function main(): void {
       case 'wait-client':
         await link!.ready;
         return { helloBytes: link instanceof ProtocolLink ? link.helloBytes : 0 };
+      case 'last-result':
+        return { text: link instanceof ProtocolLink ? link.lastResult : '' };
       case 'run': {
         const result = await runLoad(link!, request.options as LoadOptions);
         return { result, faults: link!.faults.splice(0, 20) };

@@ -211,6 +211,11 @@ export class Pair {
     return { ...result, cpuUsPerCall: (after - before) / Math.max(1, result.completed), faults };
   }
 
+  /** The text of the last `tool_result` the driver received (protocol subjects; '' for the others). */
+  async lastResult(): Promise<string> {
+    return (await this.driver.request<Reply & { text: string }>('last-result', {})).text;
+  }
+
   /**
    * Sends `count` calls of the `hold` tool and waits until the subject holds them all; `measure` runs then;
    * finally releases them and waits for every result.
