@@ -2,7 +2,10 @@
  * Subject (1), the floor: the fastest raw protocol v1 client we can write on `ws`, with nothing but
  * `JSON.parse`, the tool's own work and the result frame written by hand. It writes as toolwire does (the TCP
  * socket corked at the first frame of a task and uncorked after it: one `writev` for a batch) and sends the
- * same JSON toolwire sends (`tool_result` with `durationMs`; with `--tools N`, the same `hello` definitions).
+ * same JSON toolwire sends: its `tool_result` byte for byte (`durationMs` rounded to the ms, 0 for a tool that
+ * answers at once; with a service that welcomes `result_parts`, the result's kind: `json` for the numbers of `add`
+ * and `size`, `text` for `hold`'s string; test/bench/driver.test.ts compares the two), and with `--tools N` the
+ * same `hello` definitions.
  * No validation, no outbox, no concurrency limit: the least a client can do, done as fast as we know how.
  *
  * @module
@@ -38,31 +41,48 @@ const uncork = () => {
   raw?.uncork();
 };
 
-const reply = (callId: string, output: string) => {
+/** Whether the service welcomed `result_parts`: then a result says its kind, as toolwire's do. */
+let resultParts = false;
+
+/** `durationMs` is a whole number of ms: 0 for `add` and `size`, the time held for `hold`. */
+const reply = (callId: string, output: string, kind: 'json' | 'text', durationMs = 0) => {
   if (!corked && raw !== undefined) {
     corked = true;
     raw.cork();
     void Promise.resolve().then(uncork);
   }
   socket.send(
-    `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":"ok","output":${JSON.stringify(output)},"durationMs":0}`,
+    `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":"ok","output":${JSON.stringify(output)},"durationMs":${durationMs}${resultParts ? `,"result":{"type":"${kind}"}}` : '}'}`,
   );
 };
 
 socket.on('open', () => {
   raw = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
-  socket.send(JSON.stringify({ type: 'hello', protocol: 1, sdk: { name: 'floor', version: '0' }, tools }));
+  // It offers the one feature it speaks, `result_parts`, as toolwire offers it: the service's answer decides.
+  socket.send(
+    JSON.stringify({
+      type: 'hello',
+      protocol: 1,
+      sdk: { name: 'floor', version: '0' },
+      features: ['result_parts'],
+      tools,
+    }),
+  );
 });
 socket.on('message', (data: Buffer) => {
   const frame = JSON.parse(data.toString()) as Call;
   if (frame.type === 'tool_call') {
-    if (frame.toolName === 'add') reply(frame.callId, String(frame.arguments.a + frame.arguments.b));
-    else if (frame.toolName === 'size') reply(frame.callId, String(frame.arguments.data.length));
+    if (frame.toolName === 'add') reply(frame.callId, String(frame.arguments.a + frame.arguments.b), 'json');
+    else if (frame.toolName === 'size') reply(frame.callId, String(frame.arguments.data.length), 'json');
     else if (frame.toolName === 'hold') {
       const { callId } = frame;
-      void holds.wait().then(() => reply(callId, 'released'));
+      const started = performance.now();
+      void holds
+        .wait()
+        .then(() => reply(callId, 'released', 'text', Math.max(0, Math.round(performance.now() - started))));
     }
   } else if (frame.type === 'welcome') {
+    resultParts = (frame as { features?: string[] }).features?.includes('result_parts') === true;
     runHarness(holds, () => socket.close(), { connectMs: performance.now() - connectStarted });
   } else if (frame.type === 'ping') {
     socket.send('{"type":"pong"}');

@@ -35,6 +35,31 @@ describe('benchmark driver', () => {
 });
 
 describe('the floor subject', () => {
+  it("sends toolwire's result frame byte for byte, but for the call id (result_parts welcomed)", async () => {
+    const results = await Promise.all(
+      (['floor', 'toolwire'] as const).map(async (name) => {
+        const pair = await Pair.start(name, { entries, cores: undefined }, { validate: true });
+        try {
+          expect(await pair.load({ tool: 'add', inFlight: 1, calls: 20 })).toMatchObject({
+            errors: 0,
+            faults: [],
+          });
+          return await pair.lastResult();
+        } finally {
+          await pair.close();
+        }
+      }),
+    );
+    // The call id is the driver's, and `durationMs` the time the call took (a whole number of ms; 0 once warm).
+    const [floor, toolwire] = results.map((text) =>
+      text.replace(/"call_[0-9a-f-]{36}"/, '"<id>"').replace(/"durationMs":\d+,/, '"durationMs":<ms>,'),
+    );
+    expect(toolwire).toBe(
+      '{"type":"tool_result","callId":"<id>","status":"ok","output":"21","durationMs":<ms>,"result":{"type":"json"}}',
+    );
+    expect(floor).toBe(toolwire);
+  });
+
   /** The modules `file` imports statically, and those its relative imports do, transitively. */
   function staticImports(file: string, seen = new Set<string>()): string[] {
     seen.add(file);
