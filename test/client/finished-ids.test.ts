@@ -83,6 +83,20 @@ describe('FinishedIds', () => {
     ]);
   });
 
+  it('hashes ids of one length that differ in one character apart, at every place (odd and even lengths)', () => {
+    const hashOf = new FinishedIds().hashOf;
+    for (const id of [
+      'call_4f1c2a9e-7b3d-4c1a-9e2f-0a1b2c3d4e5f',
+      'call_4f1c2a9e-7b3d-4c1a-9e2f-0a1b2c3d4e5',
+    ]) {
+      const hashes = new Set([hashOf(id)]);
+      for (let at = 0; at < id.length; at++)
+        for (const unit of ['0', '7', 'f', '-', '\u00e9', '\ud83d'])
+          if (id[at] !== unit) hashes.add(hashOf(id.slice(0, at) + unit + id.slice(at + 1)));
+      expect(hashes.size).toBe(1 + id.length * 6 - [...id].filter((c) => '07f-'.includes(c)).length);
+    }
+  });
+
   it('tells apart ids of one hash, and the empty id', () => {
     const ids = new FinishedIds(() => 0x12345678);
     for (const id of ['a', 'b', '', 'ab']) ids.add(id);
