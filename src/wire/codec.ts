@@ -518,6 +518,14 @@ function oneShape(frame: ServiceFrame): ServiceFrame {
 const LAST_CALLS: unknown[] = [undefined, undefined];
 
 /**
+ * The run id of the last `tool_call` {@link fastServiceFrame} took. `JSON.parse` makes each frame a string of its own
+ * for a value longer than 10 characters (shorter ones it shares), so that every call held in flight kept its own copy
+ * of its run's id (56 B for the service's `run_<uuid>`); a call of the same run as the last (nearly every call after
+ * a run's first) keeps this one instead.
+ */
+let lastRunId = '';
+
+/**
  * How many fields the `tool_call` {@link fastServiceFrame} returned last carried that it keeps: `type`, its ids and
  * tool name, and those of its optional fields that came. The frame had no other field when it had as many.
  */
@@ -572,6 +580,7 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (userId !== undefined && !isId(userId)) return undefined;
   if (value.steps !== undefined) return undefined;
   LAST_CALLS[acks === undefined ? 0 : 1] = value;
+  if (runId !== lastRunId) lastRunId = runId;
   toolCallFields =
     4 +
     +(value.arguments !== undefined) +
@@ -592,7 +601,7 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
     'tool_call',
     callId,
     undefined,
-    runId,
+    lastRunId,
     toolName,
     value.arguments,
     approved,
