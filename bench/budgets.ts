@@ -67,9 +67,10 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 142, calls: 182 } as cons
  * key, so that a call that ends is taken from the place it was given without a lookup, and the outbox does not make
  * an output well-formed again when the call's pipeline had: 9 lookups of a call id a call at 64 in flight down to 8);
  * 85,188 B (+32 B: a finished call's id hashed two UTF-16 units at a time, ~6% less a hash); 85,208 B (+20 B: a
- * call of the same run as the last keeps the last call's run id, not its own copy: 56 B less a call held).
+ * call of the same run as the last keeps the last call's run id, not its own copy: 56 B less a call held); 85,253 B
+ * (+46 B: the call frames kept for V8 only once accepted, and let go when a client closes).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 85_248;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 85_312;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

@@ -37,6 +37,7 @@ import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
 import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
+import { forgetLastCalls } from '../wire/codec';
 import {
   alreadyConnecting,
   Connection,
@@ -1102,6 +1103,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       this.#codeWaiters.clear();
     }
     this.#connection.close();
+    // The decoder keeps the last call frames for V8's sake (../wire/codec.ts): no call's arguments outlive a client.
+    forgetLastCalls();
   }
 
   /** `await using client = new Client(...)` closes it (with drain) at the end of the scope. */

@@ -220,7 +220,10 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
       ...readable(type, value as Record<string, unknown>),
     };
   }
-  if (fast !== undefined) return { ok: true, frame: fast as F };
+  if (fast !== undefined) {
+    if (fast.type === 'tool_call') LAST_CALLS[fast.acks === undefined ? 0 : 1] = value;
+    return { ok: true, frame: fast as F };
+  }
   const parsed = schema.safeParse(value, SAY_RULES);
   if (parsed.success) return { ok: true, frame: shaped(schema, parsed.data) as F };
   const issues = parsed.error.issues;
@@ -513,9 +516,19 @@ function oneShape(frame: ServiceFrame): ServiceFrame {
  * {@link REGULAR_FRAMES} keeps those of its other frames. A full collection while no call's frame was alive (an idle
  * client: V8's memory reducer; under callgrind at 1 call in flight, once a window) freed them and threw the
  * optimised `fastServiceFrame` away ("weak objects"), and a frame of the other kind met later did again ("wrong
- * map"): compiled again each time. Holds at most two frames, each within `maxPayloadBytes`.
+ * map"): compiled again each time. Holds at most two frames, each within `maxPayloadBytes`, and only frames the
+ * decoder accepted; let go by {@link forgetLastCalls} when a client closes, so that no call's arguments outlive it.
  */
 const LAST_CALLS: unknown[] = [undefined, undefined];
+
+/**
+ * Lets go of the last `tool_call` frames the decoder keeps for their hidden classes (a client calls it when it
+ * closes: no call's arguments stay in memory after it). The next call's frames are kept again.
+ */
+export function forgetLastCalls(): void {
+  LAST_CALLS[0] = undefined;
+  LAST_CALLS[1] = undefined;
+}
 
 /**
  * The run id of the last `tool_call` {@link fastServiceFrame} took. `JSON.parse` makes each frame a string of its own
@@ -579,7 +592,6 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (tenantId !== undefined && !isId(tenantId)) return undefined;
   if (userId !== undefined && !isId(userId)) return undefined;
   if (value.steps !== undefined) return undefined;
-  LAST_CALLS[acks === undefined ? 0 : 1] = value;
   if (runId !== lastRunId) lastRunId = runId;
   toolCallFields =
     4 +
