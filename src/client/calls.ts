@@ -908,8 +908,8 @@ export class CallRunner implements ExecutionOwner {
     // A call of a tool this client does not have runs nothing: it ends unknown_tool, as a call that never began.
     if (events.listens?.('tool_call') !== false && this.#options.registry.has(toolName))
       events.toolCall({ callId, runId, toolName });
-    // As `settleNow` would (src/call/signal.ts), without its outcome object and continuation: a context at hand runs the
-    // tool at once. A call cancelled before or while its context came runs nothing (the call layer ends it).
+    // As `settleNow` would (src/call/signal.ts), without its outcome object and continuation: a context at hand runs
+    // the tool at once. A call cancelled before or while its context came runs nothing (the call layer ends it).
     let context: unknown;
     if (!execution.aborted) {
       try {

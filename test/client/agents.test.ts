@@ -208,6 +208,40 @@ describe('run() and context mistakes', () => {
     expect(done.finalOutput).toBe('async-whoami');
   });
 
+  it('fails the call, its tool not run, when the context is a thenable whose then getter throws', async () => {
+    // A context at hand runs the tool without settleNow (src/client/calls.ts `#start`): its `then` read as
+    // Promise.resolve reads it.
+    let ran = false;
+    const whoami = tool({
+      name: 'whoami',
+      description: 'Says the tenant.',
+      execute: () => {
+        ran = true;
+        return 'never';
+      },
+    });
+    const failing = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
+      context: () => ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable whose then getter throws is the case tested
+        get then(): never {
+          throw new Error('then unreadable');
+        },
+      }),
+    });
+    failing.client.on('error', () => {});
+    const started = await fetch(`${failing.server.httpUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
+    });
+    const { runId } = (await started.json()) as { runId: string };
+    const failed = await failing.server.runs.waitFor(runId);
+    expect(failed.finalOutput).toBe(
+      'Error running whoami: the client could not provide its context (then unreadable)',
+    );
+    expect(ran).toBe(false);
+  });
+
   it('sends a result made outside the tool (its context failed) with a lone surrogate made U+FFFD', async () => {
     const whoami = tool({ name: 'whoami', description: 'Says the tenant.', execute: () => 'never' });
     const failing = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
