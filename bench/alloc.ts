@@ -1,7 +1,8 @@
 /**
  * `npm run bench:alloc`: the bytes one plain call allocates in the client, by allocation site, beside the floor's.
  *
- * A service in a child process keeps `--in-flight N` (default 1) `add` calls going; the measured process is the
+ * A service in a child process keeps `--in-flight N` (default 1) `add` calls going, with the stand-in service's ids
+ * (./lib/ids.ts: `call_` and a UUID, the calls of one run `run_` and a UUID); the measured process is the
  * client alone: toolwire's `Client` (a zod 4 tool with a synchronous `execute`, default options) or, with `--floor`,
  * the raw `ws` client of the bench's floor (JSON.parse, add, the result frame written by hand, corked per task).
  * After 30,000 calls of warm-up, V8's sampling heap profiler counts every allocation of the next `--calls N`
@@ -20,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Client, tool } from '../src/node';
+import { newCallId, newRunId } from './lib/ids';
 import { BENCH_API_KEY } from './subjects/harness';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
@@ -38,14 +40,15 @@ function serve(): void {
   server.on('listening', () => process.stdout.write(`${(server.address() as { port: number }).port}\n`));
   server.on('connection', (socket) => {
     let seq = 0;
+    const runId = newRunId();
     const call = () => {
       seq += 1;
       const args = { a: seq, b: 1 };
       socket.send(
         JSON.stringify({
           type: 'tool_call',
-          callId: `c${seq}`,
-          runId: 'r',
+          callId: newCallId(),
+          runId,
           toolName: 'add',
           arguments: args,
           deadlineMs: 600_000,

@@ -24,7 +24,8 @@
  * took its first slot on arrival without `#begin` (186); 146 functions and 186 calls until a context at hand went
  * straight to the tool (no `settleNow`, outcome object or continuation for it), and a call's run no longer made a
  * scope for the closures of its rare branches (142 and 183); 183 calls until the outbox no longer made a result's
- * output well-formed again when the call's pipeline had and no redaction changed it (182).
+ * output well-formed again when the call's pipeline had and no redaction changed it (182). The same with the
+ * service's ids (`call_` and `run_` and a UUID, bench/lib/ids.ts) as with the short `c1` the trip sent before.
  */
 export const PLAIN_CALL_TRIP = { files: 27, functions: 142, calls: 182 } as const;
 

@@ -9,13 +9,12 @@
  * - `socketio`: a Socket.IO server calling `socket.emitWithAck('tool_call', …)`.
  * - `mcp`: an MCP `Client` calling `callTool` on the subject's MCP server over Streamable HTTP.
  *
- * Call ids are the stub's (`call_` and a random UUID, 41 characters), in the `protocol` and `socketio` drivers
- * alike, and the `protocol` driver's calls name one run as the stub names it (`run_` and a UUID). MCP has no call
- * id of ours: its requests carry the SDK's JSON-RPC ids.
+ * Call ids are the stub's (`call_` and a random UUID, 41 characters: ./lib/ids.ts), in the `protocol` and `socketio`
+ * drivers alike, and the `protocol` driver's calls name one run as the stub names it (`run_` and a UUID). MCP has no
+ * call id of ours: its requests carry the SDK's JSON-RPC ids.
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -31,6 +30,7 @@ import {
   PROTOCOL_VERSION,
   SUBPROTOCOL,
 } from '../src/wire/protocol';
+import { newCallId, newRunId } from './lib/ids';
 import { serve } from './lib/ipc';
 import { type LatencySummary, summarize } from './lib/stats';
 
@@ -55,11 +55,6 @@ const STUB_LEASE = { leaseMs: 45_000, maxCallDurationMs: 86_400_000 };
 const STUB_AGENT = 'Assistant';
 /** The session that started the stub's runs (`call_context`), as a session id of the stub looks. */
 const STUB_SESSION = 'sess_4f1c2a9e7b3d';
-/**
- * A call id as the stub makes one (server-stub/runs.ts `newCallId`): `call_` and a random UUID, 41 characters of
- * random hex, so that a client's work on ids (hashing, map lookups, writing them back) is what a service's ids cost.
- */
-const newCallId = () => `call_${randomUUID()}`;
 
 /** One way of sending calls to a subject. `done(ok)` is called once per call, `ok` when the output is right. */
 interface Link {
@@ -96,7 +91,7 @@ class ProtocolLink implements Link {
   readonly #sockets: WebSocket[] = [];
   readonly #acks = new Map<WebSocket, string[]>();
   /** The run every call is part of, named as the stub names a run (server-stub/runs.ts): `run_` and a UUID. */
-  readonly #runId = `run_${randomUUID()}`;
+  readonly #runId = newRunId();
   #next = 0;
 
   constructor(validate: boolean, clients = 1, frames: FrameKind = 'stub') {

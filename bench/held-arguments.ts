@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Client, tool } from '../src/node';
+import { newCallId, newRunId } from './lib/ids';
 import { BENCH_API_KEY } from './subjects/harness';
 
 const CALLS = Number(process.argv[2] ?? 60);
@@ -104,10 +105,12 @@ const client = new Client({
 });
 await client.connect();
 const [socket] = server.clients;
+// The calls of one run, with the stand-in service's ids (./lib/ids.ts).
+const runId = newRunId();
 const before = heapAfterGc();
 for (let i = 0; i < CALLS; i++) {
   socket?.send(
-    `{"type":"tool_call","callId":"c${i}","runId":"r","toolName":"hang","deadlineMs":600000,"arguments":${args}}`,
+    `{"type":"tool_call","callId":"${newCallId()}","runId":"${runId}","toolName":"hang","deadlineMs":600000,"arguments":${args}}`,
   );
   await new Promise((resolve) => setTimeout(resolve, 5));
 }

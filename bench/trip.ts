@@ -1,7 +1,7 @@
 /**
  * `npm run bench:trip`: the trip of one plain tool call through src/, from the socket's message to the result
  * frame the service receives. A zod 4 tool with a synchronous `execute`, a client of default options, and a
- * service that sends `tool_call`s as the stub does (`deadlineMs`, `depth`).
+ * service that sends `tool_call`s as the stub does (`deadlineMs`, `depth`, its ids: ./lib/ids.ts).
  *
  * After a warm-up, V8's precise coverage (call counts) is reset, one call is made, and the functions of src/ that
  * ran are counted: "files" is how many source files the call entered, "steps" how many function calls it made in
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Client, tool } from '../src/node';
+import { newCallId, newRunId } from './lib/ids';
 import { BENCH_API_KEY } from './subjects/harness';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
@@ -61,9 +62,12 @@ const client = new Client({ url, apiKey: BENCH_API_KEY, tools: [add], reconnect:
 await client.connect();
 const [socket] = server.clients;
 
+/** The run every call is part of, as the stub's calls of one run name it. */
+const runId = newRunId();
 let seq = 0;
 function call(): Promise<void> {
-  const callId = `c${seq++}`;
+  seq += 1;
+  const callId = newCallId();
   const result = new Promise<void>((resolve) => {
     onResult = resolve;
   });
@@ -71,7 +75,7 @@ function call(): Promise<void> {
     JSON.stringify({
       type: 'tool_call',
       callId,
-      runId: 'trip-run',
+      runId,
       toolName: 'add',
       arguments: { a: seq, b: 1 },
       deadlineMs: 600_000,

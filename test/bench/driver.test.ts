@@ -1,8 +1,15 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { buildEntries, type EntryName, OUT_DIR } from '../../bench/lib/build';
+import { newCallId, newRunId } from '../../bench/lib/ids';
 import { Pair } from '../../bench/lib/session';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { Agent, Client, tool } from '../../src/index';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 // Proves the benchmark's code works (driver, subjects, IPC); it measures nothing and asserts no speed.
 const outDir = `${OUT_DIR}/test-${process.pid}`;
@@ -86,6 +93,46 @@ describe('the floor subject', () => {
       expect(run).toMatchObject({ completed: 20, errors: 0, faults: [] });
     } finally {
       await Promise.all([plain.close(), withTools.close()]);
+    }
+  });
+});
+
+describe("the benches' ids", () => {
+  /** An id with its hex digits as `x`: the stub's form, whatever the random digits. */
+  const form = (id: string) => id.replace(/[0-9a-f]/g, 'x');
+
+  it('are made as the stand-in service makes a call id and a run id', async () => {
+    const work = tool({
+      name: 'work',
+      description: 'Works.',
+      parameters: z.object({}),
+      execute: () => 'done',
+    });
+    const service = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+    });
+    const client = new Client({ url: service.url, apiKey: 'bench', tools: [work], reconnect: false });
+    try {
+      const seen: Array<{ callId: string; runId: string }> = [];
+      client.on('tool_call', ({ callId, runId }) => seen.push({ callId, runId }));
+      await client.connect();
+      await client.run(new Agent({ name: 'Bench', instructions: 'Work.', tools: [work] }), 'work');
+      expect(seen).toHaveLength(1);
+      expect(form(newCallId())).toBe(form(seen[0]!.callId));
+      expect(form(newRunId())).toBe(form(seen[0]!.runId));
+      expect(newCallId()).not.toBe(newCallId());
+    } finally {
+      await client.close({ drain: false });
+      await service.close();
+    }
+  });
+
+  it('are the ones the benches that play the service send (no short ids of their own)', () => {
+    for (const file of ['driver.ts', 'trip.ts', 'alloc.ts', 'held-arguments.ts']) {
+      const text = readFileSync(join(root, 'bench', file), 'utf8');
+      expect(text, file).toContain("from './lib/ids'");
+      expect(text, file).not.toMatch(/callId"?\s*[:=]\s*[`"]c\$\{/);
     }
   });
 });
