@@ -209,6 +209,8 @@ export function recordedArguments(held: unknown): unknown {
 /**
  * What is kept of arguments once a call's tool has them: `args` when small ({@link keptArguments}), else
  * {@link NOT_KEPT}. Arguments held as text are looked at parsed when their text is short enough to be kept.
+ * Looked at when asked (a call's end, a wait), not taken from the walk before validation (src/call/arguments.ts):
+ * a tool whose schema hands it the object the frame carried (a JSON Schema) may have grown it in place since.
  */
 export function keptOf(args: unknown): unknown {
   if (args instanceof ArgumentsText) {

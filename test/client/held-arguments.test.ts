@@ -688,6 +688,37 @@ describe('a call waiting for a human', () => {
   });
 });
 
+describe('a call whose result waits for its ack', () => {
+  it('keeps nothing its tool put into its arguments in place (a JSON Schema tool gets them as they came)', async () => {
+    const rows: Array<WeakRef<object>> = [];
+    const grows = tool({
+      name: 'grows',
+      description: 'Adds rows to its input.',
+      parameters: { type: 'object', properties: { id: { type: 'string' } } } as const,
+      execute: (input) => {
+        const added = Array.from({ length: 1_000 }, () => ({}));
+        rows.push(new WeakRef(added));
+        // The object the frame carried: small when the call began, not when it ends.
+        (input as Record<string, unknown>).rows = added;
+        return 'ok';
+      },
+    });
+    const { calls, sent } = recording([grows]);
+    for (let i = 0; i < 20; i++)
+      calls.receive({
+        type: 'tool_call',
+        callId: `g${i}`,
+        runId: 'r1',
+        toolName: 'grows',
+        arguments: { id: `id${i}` },
+      });
+    await nextTask();
+    expect(results(sent)).toEqual(Array.from({ length: 20 }, (_, i) => `g${i}:ok`));
+    expect(calls.unacked).toBe(20);
+    expect(await collectedAll(rows)).toBe(true);
+  });
+});
+
 describe('ArgumentsText', () => {
   it('holds the UTF-8 bytes of the JSON text', () => {
     expect(argumentsText({ a: 'é' }).bytes).toBe(10);
