@@ -28,10 +28,13 @@ export class CallMap<V extends NonNullable<unknown>> {
   #firstValue: V | undefined;
   /** The keys after the first place, in the order they came, each with its value's place in {@link CallMap.#values}. */
   readonly #rest = new Map<string, number>();
-  /** The values of {@link CallMap.#rest}'s keys, at their places; `undefined` at a free place. */
+  /**
+   * The values of {@link CallMap.#rest}'s keys, at their places; `undefined` at a free place. No array of the keys
+   * beside it: a place given by {@link CallMap.add} is trusted when it still holds the value taken (see
+   * {@link CallMap.take}), and each key is in the `Map` already (a held call's id in its call too: an array of them
+   * was 8 B more a call held).
+   */
   readonly #values: (V | undefined)[] = [];
-  /** The keys at their places in {@link CallMap.#values}; `undefined` at a free place. */
-  readonly #keys: (string | undefined)[] = [];
   /** Free places in {@link CallMap.#values}, the last freed last. */
   readonly #free: number[] = [];
   /** Walks of {@link CallMap.values} under way: meanwhile a new key always comes last, in the rest. */
@@ -91,7 +94,6 @@ export class CallMap<V extends NonNullable<unknown>> {
     const place = this.#free.pop() ?? this.#values.length;
     this.#rest.set(key, place);
     this.#values[place] = value;
-    this.#keys[place] = key;
     return place;
   }
 
@@ -101,23 +103,24 @@ export class CallMap<V extends NonNullable<unknown>> {
 
   /**
    * Removes `key`, and returns its value, if it had one: one lookup where `get` then `delete` take two. `at`: where
-   * {@link CallMap.add} put it (what it returned), if known: the value is found there, and the `Map` only deletes
-   * the key. A place that no longer holds `key` (taken, and given to another key) is not trusted.
+   * {@link CallMap.add} put it (what it returned), if known, with `value`, the value it was given there: the place is
+   * trusted when it still holds that value (a value held under one key only, as a call under its id), and the `Map`
+   * only deletes the key. A place that no longer holds it (taken, and given to another key) is not trusted.
    */
-  take(key: string, at = -1): V | undefined {
-    let value: V | undefined;
+  take(key: string, at = -1, value?: V): V | undefined {
+    let taken: V | undefined;
     if (this.#firstKey === key) {
-      value = this.#firstValue;
+      taken = this.#firstValue;
       this.#firstKey = NONE;
       this.#firstValue = undefined;
     } else {
       const rest = this.#rest;
       let place: number | undefined = at;
-      if (at < 0 || this.#keys[at] !== key) {
+      if (at < 0 || value === undefined || this.#values[at] !== value) {
         place = rest.size === 0 ? undefined : rest.get(key);
         if (place === undefined) return undefined;
       }
-      value = this.#values[place];
+      taken = this.#values[place];
       rest.delete(key);
       if (rest.size === 0) {
         // Nothing after the first place: the places start again, so that the array is as long as the most
@@ -128,16 +131,14 @@ export class CallMap<V extends NonNullable<unknown>> {
         // a pause in calls had emptied the map, tens of thousands of calls into a run. An array emptied keeps the
         // kind of elements its values gave it.
         this.#values.length = 0;
-        this.#keys.length = 0;
         this.#free.length = 0;
       } else {
         this.#values[place] = undefined;
-        this.#keys[place] = undefined;
         this.#free.push(place);
       }
     }
     this.size -= 1;
-    return value;
+    return taken;
   }
 
   /** The key that came first of those held, if any. */

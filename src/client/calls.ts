@@ -1417,7 +1417,7 @@ export class CallRunner implements ExecutionOwner {
    */
   #release(execution: Execution): void {
     this.#deadlines.arm(execution, undefined);
-    this.#held.take(execution.callId, execution.heldAt);
+    this.#held.take(execution.callId, execution.heldAt, execution);
     if (this.#keyed) this.#keyWaits.ended(execution.callId);
     // Only a client whose calls waited for a decision or at a gate has bytes of theirs counted.
     if (this.#countedWaits !== undefined) this.#goesOn(execution);
