@@ -246,8 +246,12 @@ export abstract class CallRun extends Cancellation implements CallState {
     if (code === undefined) return false;
     CallRun.#rareOf(call).redaction = new code.CallRedaction(call.options.redactor, names, (redactor) => {
       // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
-      call.options = Object.create(call.options, {
+      // Their `signal` as an own value: a call that is its own options (the client's) reads it as itself, which
+      // would be these.
+      const { options } = call;
+      call.options = Object.create(options, {
         redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
+        signal: { value: options.signal, enumerable: true, writable: true, configurable: true },
       }) as CallOptions;
     });
     return true;

@@ -200,105 +200,108 @@ class ClientExecution extends Execution {
   );
 
   /**
-   * The call itself: its cancellation is the call's signal. A field rather than a getter: options made over
-   * these (`Object.create`, a call with its own redactor) read the call through it.
+   * The call itself: its cancellation is the call's signal. A getter, not a field pointing at the call (8 B a call
+   * held): options made over these (`Object.create`, a call with its own redactor: src/call/pipeline.ts) are given
+   * the call as their own `signal`. The getters below read the call's fields through them as through the call.
    */
-  readonly signal: Execution = this;
+  get signal(): Execution {
+    return this;
+  }
 
   get depth(): number {
-    return this.signal.extras?.depth ?? 0;
+    return this.extras?.depth ?? 0;
   }
 
   get approved(): boolean | undefined {
-    return this.signal.extras?.approved;
+    return this.extras?.approved;
   }
 
   get rejectionReason(): string | undefined {
-    return this.signal.extras?.reason;
+    return this.extras?.reason;
   }
 
   get argumentsEdited(): boolean | undefined {
-    return this.signal.extras?.argumentsEdited;
+    return this.extras?.argumentsEdited;
   }
 
   get agentName(): string | undefined {
-    return this.signal.extras?.agentName;
+    return this.extras?.agentName;
   }
 
   get sessionId(): string | undefined {
-    return this.signal.extras?.sessionId;
+    return this.extras?.sessionId;
   }
 
   get agentRevision(): string | undefined {
-    return this.signal.extras?.agentRevision;
+    return this.extras?.agentRevision;
   }
 
   get tenantId(): string | undefined {
-    return this.signal.extras?.tenantId;
+    return this.extras?.tenantId;
   }
 
   get userId(): string | undefined {
-    return this.signal.extras?.userId;
+    return this.extras?.userId;
   }
 
   get steps(): Readonly<Record<string, unknown>> | undefined {
-    return this.signal.extras?.steps;
+    return this.extras?.steps;
   }
 
   get policies(): SharedCallOptions['policies'] {
-    return (this.signal.owner as CallRunner).callOptions.policies;
+    return (this.owner as CallRunner).callOptions.policies;
   }
 
   get approve(): SharedCallOptions['approve'] {
-    return (this.signal.owner as CallRunner).callOptions.approve;
+    return (this.owner as CallRunner).callOptions.approve;
   }
 
   get onWidgetInvalid(): SharedCallOptions['onWidgetInvalid'] {
-    return (this.signal.owner as CallRunner).callOptions.onWidgetInvalid;
+    return (this.owner as CallRunner).callOptions.onWidgetInvalid;
   }
 
   get onProgress(): SharedCallOptions['onProgress'] {
-    return (this.signal.owner as CallRunner).callOptions.onProgress;
+    return (this.owner as CallRunner).callOptions.onProgress;
   }
 
   get onPreliminary(): SharedCallOptions['onPreliminary'] {
-    return (this.signal.owner as CallRunner).callOptions.onPreliminary;
+    return (this.owner as CallRunner).callOptions.onPreliminary;
   }
 
   get onEmit(): SharedCallOptions['onEmit'] {
-    return (this.signal.owner as CallRunner).callOptions.onEmit;
+    return (this.owner as CallRunner).callOptions.onEmit;
   }
 
   get onRetry(): SharedCallOptions['onRetry'] {
-    return (this.signal.owner as CallRunner).callOptions.onRetry;
+    return (this.owner as CallRunner).callOptions.onRetry;
   }
 
   get onQuestion(): SharedCallOptions['onQuestion'] {
-    return (this.signal.owner as CallRunner).callOptions.onQuestion;
+    return (this.owner as CallRunner).callOptions.onQuestion;
   }
 
   get waits(): SharedCallOptions['waits'] {
-    return (this.signal.owner as CallRunner).callOptions.waits;
+    return (this.owner as CallRunner).callOptions.waits;
   }
 
   get onStep(): SharedCallOptions['onStep'] {
-    return (this.signal.owner as CallRunner).callOptions.onStep;
+    return (this.owner as CallRunner).callOptions.onStep;
   }
 
   get logger(): SharedCallOptions['logger'] {
-    return (this.signal.owner as CallRunner).callOptions.logger;
+    return (this.owner as CallRunner).callOptions.logger;
   }
 
   get extend(): SharedCallOptions['extend'] {
-    return (this.signal.owner as CallRunner).callOptions.extend;
+    return (this.owner as CallRunner).callOptions.extend;
   }
 
   get redactor(): SharedCallOptions['redactor'] {
-    return (this.signal.owner as CallRunner).callOptions.redactor;
+    return (this.owner as CallRunner).callOptions.redactor;
   }
 
   get callDeadlineMs(): number | undefined {
-    return (this.signal.owner as CallRunner).callDeadlineMs;
+    return (this.owner as CallRunner).callDeadlineMs;
   }
 }
 

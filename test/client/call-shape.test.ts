@@ -7,6 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Outbox } from '../../src/client/outbox';
 import { tool } from '../../src/tool/tool';
 import { nextTask, recording } from './call-runner-harness';
@@ -180,5 +181,37 @@ describe('the hidden class of calls', () => {
     await nextTask();
     expect(calls.running).toBe(0);
     expect(sameClass(held, answered)).toBe(true);
+  });
+
+  it('has 23 fields, none of them the call itself: each is 8 B more for every call held (bench/held.ts)', () => {
+    const { seen, call } = heldRunner();
+    call('c1', 'hold', { deadlineMs: 60_000 });
+    const held = seen[0] as object;
+    expect(Object.getOwnPropertyNames(held)).toHaveLength(23);
+    // Its signal is the call itself, read through a getter (options made over it have it as their own).
+    expect(Object.hasOwn(held, 'signal')).toBe(false);
+    expect((held as { signal: object }).signal).toBe(held);
+  });
+
+  it('with options of its own (a redactor of its fields) is still cancelled through its signal', async () => {
+    const waiting = tool({
+      name: 'secretive',
+      description: 'Waits until cancelled.',
+      parameters: z.object({ pin: z.string() }),
+      sensitiveFieldNames: ['pin'],
+      // Not `ctx.signal`: the call's own wait is what the cancel ends.
+      execute: () => new Promise(() => {}),
+    });
+    const { calls, sent } = recording([waiting]);
+    // A value long enough to be learned as a secret: the call gets a redactor, and options, of its own.
+    const args = { pin: 'pin-QXzK-wvyu-secret' };
+    calls.receive({ type: 'tool_call', callId: 's1', runId: 'r1', toolName: 'secretive', arguments: args });
+    await nextTask();
+    expect(calls.running).toBe(1);
+    calls.cancel('s1', 'service');
+    await nextTask();
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toMatchObject([
+      { callId: 's1', status: 'cancelled' },
+    ]);
   });
 });
