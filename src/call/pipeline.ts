@@ -352,7 +352,7 @@ export abstract class CallRun extends Cancellation implements CallState {
     signal: AbortLike | undefined,
   ): void {
     call.next = next;
-    call.open = true;
+    call.opened();
     signal?.addEventListener('abort', call, { once: true });
     Promise.resolve(pending).then(call.fulfilled.bind(call), call.rejected.bind(call));
   }
@@ -377,7 +377,11 @@ export abstract class CallRun extends Cancellation implements CallState {
     return this.open;
   }
 
-  /** A phase's promise is pending (`settleThen`, for a phase with a time limit: ./signal.ts). */
+  /**
+   * A phase's promise is pending: the call waits on it ({@link CallRun.settle}, or `settleThen` for a phase with a
+   * time limit, ./signal.ts). Its phases have its arguments by now: a host may let go of what it keeps of them for
+   * as long as the call waits (the client's `Execution`). Not told of a call whose phases all answer at once.
+   */
   opened(): void {
     this.open = true;
   }

@@ -9,6 +9,7 @@
 import { CallRun } from '../call/pipeline';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { FrameOf, ServiceFrame } from '../wire/protocol';
+import { waitingArguments } from './held-arguments';
 
 /** Events the call runner reports to the client. */
 export interface CallEvents {
@@ -229,9 +230,9 @@ export class Execution extends CallRun {
   declare readonly toolName: string;
   /**
    * The arguments as received (a re-delivery with other arguments is told apart by them), parsed while the call
-   * runs. While it waits for its first slot, their JSON text (an `ArgumentsText`); once its tool has them and it
-   * waits (for a human, its key's turn, a nested run), only small ones, else `NOT_KEPT` (./held-arguments.ts). Set
-   * by the call runner.
+   * runs (`{}` as one object shared by the calls that wait: {@link Execution.opened}). While it waits for its first
+   * slot, their JSON text (an `ArgumentsText`); once its tool has them and it waits (for a human, its key's turn, a
+   * nested run), only small ones, else `NOT_KEPT` (./held-arguments.ts). Set by the call runner.
    */
   declare arguments: unknown;
   /** Where the call hands its result (the call runner). */
@@ -428,6 +429,17 @@ export class Execution extends CallRun {
     if (!canMove(from, to)) return undefined;
     this.callState = to;
     return from;
+  }
+
+  /**
+   * A phase's promise is pending: the call waits (its `execute` awaits something, say). Its arguments are with its
+   * phases by now: arguments without a field are kept as one object for every such call, not its own
+   * (./held-arguments.ts `waitingArguments`). Only a call that waits pays for the look; a call that ends at once
+   * keeps its arguments until it ends.
+   */
+  override opened(): void {
+    super.opened();
+    this.arguments = waitingArguments(this.arguments);
   }
 
   result(result: ToolCallResult): void {

@@ -12,7 +12,8 @@
  *   meanwhile its tool holds the input its schema gave, and their bytes stand for it against `maxQueueBytes`
  *   (./calls.ts).
  *
- * A running call keeps them parsed: its tool has them anyway.
+ * A running call keeps them parsed: its tool has them anyway. Once it waits on a promise (its `execute` awaits
+ * something), arguments without a field are one object shared by every such call ({@link waitingArguments}).
  *
  * @module
  */
@@ -204,6 +205,24 @@ export const TOO_DEEP_TO_RECORD = '[arguments nested too deep to write as JSON: 
 export function recordedArguments(held: unknown): unknown {
   const args = held instanceof ArgumentsText ? parsedArguments(held) : held;
   return args === TOO_DEEP.deepArray || args === TOO_DEEP.deepObject ? TOO_DEEP_TO_RECORD : args;
+}
+
+/**
+ * The arguments a call keeps while it waits when they have no field (`{}`: a tool without parameters, say): one
+ * object for all such calls, frozen, rather than each call's own (`JSON.parse` makes every `{}` an object of 56 B
+ * with room for four fields). The same JSON: a re-delivery is compared with it, a trace records it as they came.
+ */
+const NO_FIELDS: object = Object.freeze({});
+
+/**
+ * What a call keeps of `args` (as it holds them) once its phases have them and it waits on a promise (its `execute`
+ * awaits something, say): `args` as they are (its tool may keep them anyway), but {@link NO_FIELDS} for a plain
+ * object without a field (an empty array stays: it is other JSON).
+ */
+export function waitingArguments(args: unknown): unknown {
+  if (typeof args !== 'object' || args === null || args === NO_FIELDS || Array.isArray(args)) return args;
+  for (const _ in args) return args;
+  return NO_FIELDS;
 }
 
 /**

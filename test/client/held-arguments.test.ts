@@ -12,6 +12,7 @@ import { DEADLINE_GRACE_MS } from '../../src/client/deadlines';
 import { argumentsText, jsonBytes, parsedArguments } from '../../src/client/held-arguments';
 import { callTraces, type ToolTracing } from '../../src/client/tracing';
 import { Client, OptionsError, tool } from '../../src/index';
+import { silentLogger } from '../../src/logger';
 import { utf8Length } from '../../src/utf8';
 import { collectedAll } from '../support/gc';
 import { nextTask, type RunnerOptions, recording, results, waitsForAbort } from './call-runner-harness';
@@ -716,6 +717,44 @@ describe('a call whose result waits for its ack', () => {
     expect(results(sent)).toEqual(Array.from({ length: 20 }, (_, i) => `g${i}:ok`));
     expect(calls.unacked).toBe(20);
     expect(await collectedAll(rows)).toBe(true);
+  });
+});
+
+describe('a call whose tool awaits something', () => {
+  it('keeps no object of its own for arguments without a field, and tells a re-delivery with other arguments', async () => {
+    const warned: string[] = [];
+    const logger = { ...silentLogger, warn: (_fields: object, message: string) => void warned.push(message) };
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const waits = tool({ name: 'waits', description: 'Waits.', execute: () => released.then(() => 'done') });
+    const { calls, sent } = recording([waits], { logger });
+    const kept: Array<WeakRef<object>> = [];
+    (() => {
+      for (let i = 0; i < 10; i++) {
+        const args = {};
+        kept.push(new WeakRef(args));
+        calls.receive({
+          type: 'tool_call',
+          callId: `w${i}`,
+          runId: 'r1',
+          toolName: 'waits',
+          arguments: args,
+        });
+      }
+    })();
+    expect(calls.running).toBe(10);
+    expect(await collectedAll(kept)).toBe(true);
+    // Sent again with the same arguments: no line; with others: the line says so, as before.
+    calls.receive({ type: 'tool_call', callId: 'w1', runId: 'r1', toolName: 'waits', arguments: {} });
+    expect(warned).toEqual([]);
+    calls.receive({ type: 'tool_call', callId: 'w2', runId: 'r1', toolName: 'waits', arguments: { a: 1 } });
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain('arguments different');
+    release();
+    await nextTask();
+    expect(results(sent)).toHaveLength(10);
   });
 });
 
