@@ -74,9 +74,10 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 142, calls: 185 } as cons
  * call of the same run as the last keeps the last call's run id, not its own copy: 56 B less a call held); 85,253 B
  * (+46 B: the call frames kept for V8 only once accepted, and let go when a client closes); 85,303 B (+50 B: a call
  * that waits shares one object for arguments `{}`, its signal is a getter and options made over it carry it, and the
- * calls held keep no array of their ids: 72 B less a call held in flight).
+ * calls held keep no array of their ids: 72 B less a call held in flight); 85,313 B (+10 B: a tracer is handed
+ * arguments `{}` of a call that waited as an object of its own, not the frozen one the waiting calls share).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 85_312;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 85_322;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

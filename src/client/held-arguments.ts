@@ -200,10 +200,13 @@ export const TOO_DEEP_TO_RECORD = '[arguments nested too deep to write as JSON: 
 
 /**
  * The arguments a trace records of what a call holds (`execution.arguments`): as they are, parsed again when held
- * as text ({@link parsedArguments}), or {@link TOO_DEEP_TO_RECORD} for the stand-in of arguments too deep to write.
+ * as text ({@link parsedArguments}), {@link TOO_DEEP_TO_RECORD} for the stand-in of arguments too deep to write, or
+ * an object of their own for the one waiting calls share ({@link NO_FIELDS}): a tracer is handed them, and may
+ * change what it is handed, as it may a call's own.
  */
 export function recordedArguments(held: unknown): unknown {
   const args = held instanceof ArgumentsText ? parsedArguments(held) : held;
+  if (args === NO_FIELDS) return {};
   return args === TOO_DEEP.deepArray || args === TOO_DEEP.deepObject ? TOO_DEEP_TO_RECORD : args;
 }
 

@@ -756,6 +756,35 @@ describe('a call whose tool awaits something', () => {
     await nextTask();
     expect(results(sent)).toHaveLength(10);
   });
+
+  it('hands a tracer arguments without a field as an object of its own, which it may change', async () => {
+    const recorded: unknown[] = [];
+    const tracing: ToolTracing = {
+      startCall: (call) => ({
+        event() {},
+        run: (fn) => fn(),
+        end() {
+          const args = call.arguments() as Record<string, unknown>;
+          // A tracer of its own may annotate what it is handed: not the object every waiting call shares.
+          args.traced = true;
+          recorded.push(args);
+        },
+      }),
+    };
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const waits = tool({ name: 'waits', description: 'Waits.', execute: () => released.then(() => 'done') });
+    const { calls, sent } = recording([waits], { tracing, callTraces });
+    for (const callId of ['t1', 't2'])
+      calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'waits', arguments: {} });
+    release();
+    await nextTask();
+    expect(results(sent)).toEqual(['t1:ok', 't2:ok']);
+    expect(recorded).toEqual([{ traced: true }, { traced: true }]);
+    expect(recorded[0]).not.toBe(recorded[1]);
+  });
 });
 
 describe('ArgumentsText', () => {
