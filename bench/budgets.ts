@@ -75,9 +75,12 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 142, calls: 185 } as cons
  * (+46 B: the call frames kept for V8 only once accepted, and let go when a client closes); 85,303 B (+50 B: a call
  * that waits shares one object for arguments `{}`, its signal is a getter and options made over it carry it, and the
  * calls held keep no array of their ids: 72 B less a call held in flight); 85,313 B (+10 B: a tracer is handed
- * arguments `{}` of a call that waited as an object of its own, not the frozen one the waiting calls share).
+ * arguments `{}` of a call that waited as an object of its own, not the frozen one the waiting calls share);
+ * 85,435 B (+122 B, a fix: a call of a tool whose schema hands back its input keeps its own of the arguments before
+ * `execute` runs, so its trace and a re-delivery's comparison see them as sent, whatever the tool does to its input;
+ * decided per tool in `tool()`, a zod tool's call pays nothing).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 85_322;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 85_444;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

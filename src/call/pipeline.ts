@@ -386,6 +386,14 @@ export abstract class CallRun extends Cancellation implements CallState {
     this.open = true;
   }
 
+  /**
+   * `execute` is about to get `input`, which may be the very object its host handed in as the call's arguments (a
+   * tool whose schema hands back its input: `ToolInternals.sharesInput`), and may add to or change it: a host that
+   * keeps the arguments as received (the client's `Execution`, for its trace and to compare a re-delivery) keeps
+   * its own from now. Told of the calls of such tools only, before each attempt (the first one acts); a no-op here.
+   */
+  handsInput(_input: unknown): void {}
+
   /** The pending phase's promise settled; after the call's end, {@link CallRun.lateReturn} is told. */
   returned(): void {
     this.open = false;
@@ -960,6 +968,8 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
   if (internals.concurrency !== undefined && !holdsPermit(call, input, approved)) return;
   // `false` is what a new `ctx` says: a call whose `ctx` is not made yet keeps it unmade.
   if (approved) call.ctx.approved = true;
+  // Its waits (a decision, its key's turn) measured what its host keeps of the arguments before: told only now.
+  if (internals.sharesInput) call.handsInput(input);
   const { retry } = internals;
   if (retry === undefined || retry.maxAttempts <= 1) timed(call, callExecute, afterExecute, input);
   else executeAttempts(call, input, retry);

@@ -484,6 +484,11 @@ export interface CallState {
    * field names they hold are redacted too. One at a time (no array of them at each call).
    */
   validated(input: unknown): void;
+  /**
+   * `execute` is about to get `input`, which may be the object its host handed in as the arguments: told only for
+   * a tool whose schema may hand back its input (`ToolInternals.sharesInput`), so its host keeps its own of them.
+   */
+  handsInput(input: unknown): void;
   /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry`. */
   newAttempt(number: number): Attempt;
   /**

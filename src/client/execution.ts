@@ -9,7 +9,7 @@
 import { CallRun } from '../call/pipeline';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { FrameOf, ServiceFrame } from '../wire/protocol';
-import { waitingArguments } from './held-arguments';
+import { receivedArguments, waitingArguments } from './held-arguments';
 
 /** Events the call runner reports to the client. */
 export interface CallEvents {
@@ -232,7 +232,8 @@ export class Execution extends CallRun {
    * The arguments as received (a re-delivery with other arguments is told apart by them), parsed while the call
    * runs (`{}` as one object shared by the calls that wait: {@link Execution.opened}). While it waits for its first
    * slot, their JSON text (an `ArgumentsText`); once its tool has them and it waits (for a human, its key's turn, a
-   * nested run), only small ones, else `NOT_KEPT` (./held-arguments.ts). Set by the call runner.
+   * nested run), only small ones, else `NOT_KEPT` (./held-arguments.ts). Its own before its `execute` gets the very
+   * object (a JSON Schema tool's call: {@link Execution.handsInput}). Set by the call runner.
    */
   declare arguments: unknown;
   /** Where the call hands its result (the call runner). */
@@ -440,6 +441,15 @@ export class Execution extends CallRun {
   override opened(): void {
     super.opened();
     this.arguments = waitingArguments(this.arguments);
+  }
+
+  /**
+   * Its `execute` is about to get `input`, which it may change: when that is the object the call keeps as its
+   * arguments, it keeps its own of them from now (./held-arguments.ts `receivedArguments`).
+   */
+  override handsInput(input: unknown): void {
+    if (input === this.arguments)
+      this.arguments = receivedArguments(input, this.owner.tracesArguments === true);
   }
 
   result(result: ToolCallResult): void {

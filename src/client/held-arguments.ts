@@ -13,7 +13,12 @@
  *   (./calls.ts).
  *
  * A running call keeps them parsed: its tool has them anyway. Once it waits on a promise (its `execute` awaits
- * something), arguments without a field are one object shared by every such call ({@link waitingArguments}).
+ * something), arguments without a field are one object shared by every such call ({@link waitingArguments}). A
+ * call whose `execute` gets the very object it holds (its schema hands back its input: a JSON Schema tool) keeps its
+ * own of them before `execute` runs, which may change that object ({@link receivedArguments}): small ones copied,
+ * larger ones as JSON text in a client that traces, else forgotten. That text stands in for the parsed arguments
+ * the call would otherwise hold, and is counted as they would be: not while the call runs (its tool holds the
+ * larger parsed input), and as any held arguments once it waits or its result waits for its ack.
  *
  * @module
  */
@@ -226,6 +231,27 @@ export function waitingArguments(args: unknown): unknown {
   if (typeof args !== 'object' || args === null || args === NO_FIELDS || Array.isArray(args)) return args;
   for (const _ in args) return args;
   return NO_FIELDS;
+}
+
+/**
+ * What a call keeps of `args`, the object it holds as its arguments, when its `execute` is about to get that very
+ * object (its schema handed it back: a JSON Schema tool, say), which it may add to or change: a trace must record
+ * them as they came, and a re-delivery be compared with them. Its own copy, as small as it may be: one object for
+ * every call without a field ({@link NO_FIELDS}); a shallow copy of small ones (see {@link KEPT_ARGUMENTS}: their
+ * values are scalars); larger ones as JSON text ({@link ArgumentsText}) in a client that traces (`traced`), else not
+ * kept ({@link NOT_KEPT}): a re-delivery of the call is not compared, as with a call that waits, rather than every
+ * call of such a tool paying for a copy to compare with. Made before `execute` runs, after any wait before it (a
+ * decision, its key's turn), which measured them already ({@link forgetLargeArguments}).
+ */
+export function receivedArguments(args: unknown, traced: boolean): unknown {
+  // An array never reaches `execute` (refused `not_object`): left as it is.
+  if (typeof args !== 'object' || args === null || args instanceof ArgumentsText || Array.isArray(args))
+    return args;
+  if (keptArguments(args)) {
+    for (const _ in args) return { ...args };
+    return NO_FIELDS;
+  }
+  return traced ? argumentsText(args) : NOT_KEPT;
 }
 
 /**

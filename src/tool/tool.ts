@@ -49,7 +49,7 @@ import {
   resolveSchema,
   type SchemaAdapter,
 } from './schema';
-import { formatPath, type ValidationIssue, type ValidationResult } from './schema/adapter';
+import { formatPath, type SchemaKind, type ValidationIssue, type ValidationResult } from './schema/adapter';
 import { type OptionalParts, registeredPart } from './schema/optional-parts';
 import { isStandardSchema } from './schema/standard';
 import type { StrictSchema } from './strict';
@@ -1214,6 +1214,13 @@ export interface ToolInternals {
    * makes its `ctx` only if something else asks for it (src/call/pipeline.ts).
    */
   readonly executeReadsContext: boolean;
+  /**
+   * Whether `execute` may get the very object it was handed to validate (a JSON Schema, arktype or other Standard
+   * Schema may hand back its input; zod, valibot and a tool without parameters give a copy): a host that keeps the
+   * call's arguments is told before `execute` runs (src/call/pipeline.ts `CallRun.handsInput`). Decided here, by
+   * the kind of the parameters' schema, so a call of another tool pays nothing for it.
+   */
+  readonly sharesInput: boolean;
   readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
   readonly needsApproval:
     | boolean
@@ -1251,6 +1258,14 @@ export interface RecordedFailure {
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
 const INTERNALS = Symbol.for('toolwire.tool.internals.v1');
+
+/**
+ * Whether a schema of `kind` may hand `validate`'s own argument back as its value ({@link ToolInternals.sharesInput}):
+ * zod 3, zod 4 and valibot parse an object into a new one, and a tool without parameters gets a new `{}`.
+ */
+function sharesInput(kind: SchemaKind): boolean {
+  return kind !== 'zod4' && kind !== 'zod3' && kind !== 'valibot' && kind !== 'none';
+}
 
 /** The private part of a tool made by {@link tool}, or `undefined` for anything else. */
 export function toolInternals(value: unknown): ToolInternals | undefined {
@@ -1698,6 +1713,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     outputSchema,
     execute: adapted.execute as ToolInternals['execute'],
     executeReadsContext: readsPastFirstArgument(adapted.execute),
+    sharesInput: sharesInput(parameters.kind),
     errorFunction: (loose.errorFunction ?? undefined) as ToolInternals['errorFunction'],
     needsApproval: (from.aiSdk ? aiSdkApproval(approval) : approval) as ToolInternals['needsApproval'],
     timeoutMs: loose.timeoutMs,
