@@ -4,6 +4,7 @@
  */
 import { ToolRegistry } from '../../src/call/registry';
 import { CallRunner } from '../../src/client/calls';
+import type { ToolTracing } from '../../src/client/tracing';
 import { Redactor, silentLogger } from '../../src/logger';
 import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';
@@ -179,4 +180,19 @@ export function queuedBehindOne() {
   const charge = recordsCalls('charge');
   const runner = recording([waitsForAbort('stuck'), charge.tool], { maxConcurrency: 1 });
   return { ...runner, ran: charge.ran };
+}
+
+/** A tracer that records each call's arguments (`call.arguments()`) as its span ends. */
+export function argumentsTracer(): { tracing: ToolTracing; recorded: unknown[] } {
+  const recorded: unknown[] = [];
+  const tracing: ToolTracing = {
+    startCall: (call) => ({
+      event() {},
+      run: (fn) => fn(),
+      end() {
+        recorded.push(call.arguments());
+      },
+    }),
+  };
+  return { tracing, recorded };
 }

@@ -6,11 +6,11 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { describe, expect, it } from 'vitest';
-import { callTraces, type ToolTracing } from '../../src/client/tracing';
+import { callTraces } from '../../src/client/tracing';
 import { tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { silentLogger } from '../../src/logger';
-import { nextTask, recording, results } from './call-runner-harness';
+import { argumentsTracer, nextTask, recording, results } from './call-runner-harness';
 
 const schema = {
   type: 'object',
@@ -49,21 +49,6 @@ const passThrough = {
   },
 } as unknown as StandardSchemaV1<Record<string, unknown>>;
 
-/** A tracer that records each call's arguments at the end of its call. */
-function tracer() {
-  const recorded: unknown[] = [];
-  const tracing: ToolTracing = {
-    startCall: (call) => ({
-      event() {},
-      run: (fn) => fn(),
-      end() {
-        recorded.push(call.arguments());
-      },
-    }),
-  };
-  return { tracing, recorded };
-}
-
 function gate() {
   let open = () => {};
   const opened = new Promise<void>((resolve) => {
@@ -86,7 +71,7 @@ describe('the trace of a call whose tool changes its input', () => {
     ['before an await', undefined],
     ['after an await', 'waits'],
   ])('records the arguments as the model sent them (%s)', async (_when, waits) => {
-    const { tracing, recorded } = tracer();
+    const { tracing, recorded } = argumentsTracer();
     const released = gate();
     const grows = growsInput(waits === undefined ? undefined : released.opened);
     const runner = recording([grows], { tracing, callTraces });
@@ -104,7 +89,7 @@ describe('the trace of a call whose tool changes its input', () => {
   });
 
   it('records large arguments as sent too', async () => {
-    const { tracing, recorded } = tracer();
+    const { tracing, recorded } = argumentsTracer();
     const large = { q: 'x'.repeat(1_000), limit: 1 };
     const runner = recording([growsInput()], { tracing, callTraces });
     runner.calls.receive({
@@ -119,7 +104,7 @@ describe('the trace of a call whose tool changes its input', () => {
   });
 
   it('records them as sent for a Standard Schema that returns its input', async () => {
-    const { tracing, recorded } = tracer();
+    const { tracing, recorded } = argumentsTracer();
     const same = tool({
       name: 'same',
       description: 'Grows its input.',
@@ -151,7 +136,7 @@ describe('a re-delivery of a call whose tool changed its input', () => {
     const released = gate();
     const runner = recording([growsInput(released.opened)], {
       logger,
-      ...(traced ? { tracing: tracer().tracing, callTraces } : {}),
+      ...(traced ? { tracing: argumentsTracer().tracing, callTraces } : {}),
     });
     const frame = { type: 'tool_call', callId: 'g1', runId: 'r1', toolName: 'grows' } as const;
     runner.calls.receive({ ...frame, arguments: { ...sent } });
@@ -198,7 +183,7 @@ describe('a re-delivery of a call whose tool changed its input', () => {
     const released = gate();
     const runner = recording([growsInput(released.opened)], {
       logger,
-      tracing: tracer().tracing,
+      tracing: argumentsTracer().tracing,
       callTraces,
     });
     const large = { q: 'x'.repeat(1_000), limit: 1 };
@@ -217,7 +202,7 @@ describe('a re-delivery of a call whose tool changed its input', () => {
 
 describe('arguments without a field', () => {
   it('are recorded as {} whether the tool grows them before or after it waits', async () => {
-    const { tracing, recorded } = tracer();
+    const { tracing, recorded } = argumentsTracer();
     const released = gate();
     const after = tool({
       name: 'after',

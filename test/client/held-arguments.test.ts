@@ -15,7 +15,14 @@ import { Client, OptionsError, tool } from '../../src/index';
 import { silentLogger } from '../../src/logger';
 import { utf8Length } from '../../src/utf8';
 import { collectedAll } from '../support/gc';
-import { nextTask, type RunnerOptions, recording, results, waitsForAbort } from './call-runner-harness';
+import {
+  argumentsTracer,
+  nextTask,
+  type RunnerOptions,
+  recording,
+  results,
+  waitsForAbort,
+} from './call-runner-harness';
 
 /** A tool that records the arguments each call's `execute` got. */
 function recordsInput() {
@@ -151,16 +158,7 @@ describe('a call waiting for a slot', () => {
   });
 
   it('is traced with its arguments when it ends in line, in a client that traces', async () => {
-    const recorded: unknown[] = [];
-    const tracing: ToolTracing = {
-      startCall: (call) => ({
-        event() {},
-        run: (fn) => fn(),
-        end() {
-          recorded.push(call.arguments());
-        },
-      }),
-    };
+    const { tracing, recorded } = argumentsTracer();
     const setup = queuedBehindStuck({ tracing, callTraces });
     const args = { list: Array.from({ length: 300 }, (_, i) => i), note: 'n' };
     setup.queue('q1', args);
@@ -170,16 +168,7 @@ describe('a call waiting for a slot', () => {
   });
 
   it('is traced with its arguments when they nest too deep, or with a note when too deep to write', async () => {
-    const recorded: unknown[] = [];
-    const tracing: ToolTracing = {
-      startCall: (call) => ({
-        event() {},
-        run: (fn) => fn(),
-        end() {
-          recorded.push(call.arguments());
-        },
-      }),
-    };
+    const { tracing, recorded } = argumentsTracer();
     const setup = queuedBehindStuck({ tracing, callTraces });
     const nest = (levels: number) => {
       let deep: unknown = { leaf: -1 };
