@@ -42,6 +42,20 @@ async function setup(
   return { server, client };
 }
 
+/**
+ * Starts a run of an agent with the tool `whoami` over the stub's HTTP API, as another service would (not
+ * `client.run()`: the client's `context` option gives the context), and waits for its transcript.
+ */
+async function whoamiRunOverHttp(server: StubServer) {
+  const started = await fetch(`${server.httpUrl}/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
+  });
+  const { runId } = (await started.json()) as { runId: string };
+  return server.runs.waitFor(runId);
+}
+
 const lastTool = ({ messages }: { messages: readonly { role: string; content: string }[] }) => ({
   text: [...messages].reverse().find((message) => message.role === 'tool')?.content ?? '(none)',
 });
@@ -154,13 +168,7 @@ describe('runs with tools', () => {
     const { server } = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
       context: (call: CallInfo) => `tenant-for-${call.toolName}`,
     });
-    const started = await fetch(`${server.httpUrl}/v1/runs`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
-    });
-    const { runId } = (await started.json()) as { runId: string };
-    const transcript = await server.runs.waitFor(runId);
+    const transcript = await whoamiRunOverHttp(server);
     expect(transcript.finalOutput).toBe('tenant-for-whoami');
   });
 });
@@ -176,12 +184,6 @@ describe('run() and context mistakes', () => {
         return String(ctx.context);
       },
     });
-    const start = (server: StubServer) =>
-      fetch(`${server.httpUrl}/v1/runs`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
-        body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
-      }).then((response) => response.json() as Promise<{ runId: string }>);
     const failing = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
       context: () => {
         throw new Error('no tenant header');
@@ -195,7 +197,7 @@ describe('run() and context mistakes', () => {
       expect(error).toMatchObject({ code: 'context_failed', cause: new Error('no tenant header') });
       errors.push(error.message);
     });
-    const failed = await failing.server.runs.waitFor((await start(failing.server)).runId);
+    const failed = await whoamiRunOverHttp(failing.server);
     expect(failed.finalOutput).toBe(
       'Error running whoami: the client could not provide its context (no tenant header)',
     );
@@ -204,7 +206,7 @@ describe('run() and context mistakes', () => {
     const asynchronous = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
       context: async (call: CallInfo) => `async-${call.toolName}`,
     });
-    const done = await asynchronous.server.runs.waitFor((await start(asynchronous.server)).runId);
+    const done = await whoamiRunOverHttp(asynchronous.server);
     expect(done.finalOutput).toBe('async-whoami');
   });
 
@@ -229,13 +231,7 @@ describe('run() and context mistakes', () => {
       }),
     });
     failing.client.on('error', () => {});
-    const started = await fetch(`${failing.server.httpUrl}/v1/runs`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
-    });
-    const { runId } = (await started.json()) as { runId: string };
-    const failed = await failing.server.runs.waitFor(runId);
+    const failed = await whoamiRunOverHttp(failing.server);
     expect(failed.finalOutput).toBe(
       'Error running whoami: the client could not provide its context (then unreadable)',
     );
@@ -250,13 +246,7 @@ describe('run() and context mistakes', () => {
       },
     });
     failing.client.on('error', () => {});
-    const started = await fetch(`${failing.server.httpUrl}/v1/runs`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
-    });
-    const { runId } = (await started.json()) as { runId: string };
-    const failed = await failing.server.runs.waitFor(runId);
+    const failed = await whoamiRunOverHttp(failing.server);
     expect(failed.finalOutput).toBe(
       'Error running whoami: the client could not provide its context (half \uFFFD an emoji)',
     );
