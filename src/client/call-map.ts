@@ -1,10 +1,10 @@
 /**
- * `CallMap`: entries by call id that come and go one at a time (the calls held, the results waiting for their
- * ack), with the `Map` methods they use and a `Map`'s insertion order.
+ * `CallMap`: entries by call id that come and go one at a time (the calls held, what is kept of each call), with
+ * the `Map` methods they use and a `Map`'s insertion order.
  *
  * V8 makes a `Map`'s table again, in a runtime call, when a delete leaves it less than a quarter full: a `Map` that
- * goes from one entry to none does so every time. A client answering calls one at a time would pay that twice a
- * call (the call held, then its result acked). So the oldest entry, when it is the only one or the first of
+ * goes from one entry to none does so every time. A client answering calls one at a time would pay that for each
+ * call held. So the oldest entry, when it is the only one or the first of
  * several, sits in two fields, and the `Map` is used only while there are more: a lone call touches no table.
  *
  * The `Map` maps the other keys to places in an array, not to the values themselves. A `Map` whose entries come and

@@ -765,12 +765,6 @@ export class CallRunner implements ExecutionOwner {
    */
   receive(frame: ToolCallFrame, heardAt?: number): void {
     const { callId } = frame;
-    const answered = this.#outbox.callOf(callId);
-    if (answered !== undefined) {
-      this.#joined(answered, frame);
-      this.#outbox.resend(callId);
-      return;
-    }
     const held = this.#held.get(callId);
     if (held !== undefined) {
       this.#joined(held, frame);
@@ -779,7 +773,14 @@ export class CallRunner implements ExecutionOwner {
       return;
     }
     const idHash = this.#finished.hashOf(callId);
-    if (this.#finished.has(callId, idHash)) {
+    const finished = this.#finished.has(callId, idHash);
+    const answered = this.#answered(callId, finished);
+    if (answered !== undefined) {
+      this.#joined(answered, frame);
+      this.#outbox.resend(callId);
+      return;
+    }
+    if (finished) {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
@@ -814,11 +815,13 @@ export class CallRunner implements ExecutionOwner {
    * course (its result is sent again, if any).
    */
   unreadable(callId: string, about: { toolName?: string; runId?: string }, message: string): void {
-    if (this.#outbox.callOf(callId) !== undefined) {
+    if (this.#held.has(callId)) return;
+    const finished = this.#finished.has(callId);
+    if (this.#answered(callId, finished) !== undefined) {
       this.#outbox.resend(callId);
       return;
     }
-    if (this.#held.has(callId) || this.#finished.has(callId)) return;
+    if (finished) return;
     const toolName = about.toolName ?? 'the tool';
     // Its error result is held until the ack, as any result: within the same limits as a call that runs.
     if (this.#refusedNew(callId, toolName)) return;
@@ -833,6 +836,18 @@ export class CallRunner implements ExecutionOwner {
       durationMs: 0,
     });
     this.#unreadableId = undefined;
+  }
+
+  /**
+   * The call whose result the outbox holds for `callId`, if any; `finished`: the finished ids remember `callId`. The
+   * outbox holds the results of finished calls only, whose ids the finished ids remember unless the oldest result held
+   * is older than the last 10,000 to 20,000 calls finished: only then is the outbox asked about a call they do not
+   * remember (a new call, nearly always).
+   */
+  #answered(callId: string, finished: boolean): ToolCallFrame | undefined {
+    const oldest = this.#outbox.oldest;
+    if (oldest === undefined || (!finished && this.#finished.remembers(oldest.finishedAs))) return undefined;
+    return this.#outbox.callOf(callId);
   }
 
   /**
@@ -1476,7 +1491,7 @@ export class CallRunner implements ExecutionOwner {
     if (from === undefined) return;
     const { callId } = execution;
     this.#release(execution);
-    this.#finished.add(callId, execution.idHash);
+    const finishedAs = this.#finished.add(callId, execution.idHash);
     const { updates } = this.#options;
     const { updated } = execution;
     if (updated) {
@@ -1504,7 +1519,13 @@ export class CallRunner implements ExecutionOwner {
     // steps or larger arguments: a service that never acks would hold them for every call while the outbox counts
     // only its results' bytes (`maxOutboxBytes`). Made here, not in a function of its own nor in the outbox: V8 then
     // inlines its constructor into this function among the first of what it calls.
-    const held = new HeldResult(callId, execution.runId, execution.toolName, keptOf(execution.arguments));
+    const held = new HeldResult(
+      callId,
+      execution.runId,
+      execution.toolName,
+      keptOf(execution.arguments),
+      finishedAs,
+    );
     const { output } = this.#outbox.add(held, result, durationMs, part, updated, wellFormed);
     const { events } = this.#options;
     if (events.listens?.('tool_result') !== false)

@@ -101,14 +101,24 @@ export class FinishedIds {
     }
   }
 
-  /** Remembers `id` (not remembered yet: a remembered id never runs again), of hash `hash` ({@link FinishedIds.hashOf}). */
-  add(id: string, hash: number = this.hashOf(id)): void {
-    if (this.#count === this.#remakeAt) this.#remake();
-    const place = this.#count % RING_IDS;
+  /**
+   * Remembers `id` (not remembered yet: a remembered id never runs again), of hash `hash` ({@link FinishedIds.hashOf}).
+   * Returns its number: the ids added before it (see {@link FinishedIds.remembers}).
+   */
+  add(id: string, hash: number = this.hashOf(id)): number {
+    const count = this.#count;
+    if (count === this.#remakeAt) this.#remake();
+    const place = count % RING_IDS;
     this.#ring[place] = id;
     this.#hashes[place] = hash;
     insert(this.#table, hash, place);
-    this.#count += 1;
+    this.#count = count + 1;
+    return count;
+  }
+
+  /** Whether the id added as number `number` ({@link FinishedIds.add}) is still remembered. */
+  remembers(number: number): boolean {
+    return number >= this.#oldest;
   }
 
   /**

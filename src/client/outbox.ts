@@ -22,7 +22,6 @@ import { base64Bytes, toWellFormed, truncateJsonString } from '../tool/output';
 import { jsonStringBytes } from '../utf8';
 import { frameBytes as encodedBytes, encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, RESULT_PART_TYPES, utf8Length } from '../wire/protocol';
-import { CallMap } from './call-map';
 import type { ToolCallFrame } from './execution';
 import { addResultPart, type ResultPartFrame } from './result-parts';
 
@@ -165,7 +164,10 @@ class ResultFrame implements ToolResultFrame {
   }
 }
 
-/** The frame of a {@link HeldResult} not yet filled in (never sent, never read: `add` sets the frame first). */
+/**
+ * The frame of a {@link HeldResult} not yet filled in (never sent, never read: `add` sets the frame first), and of
+ * one no longer held (acked or dropped: the outbox lets go of its frame).
+ */
 const NO_FRAME: ToolResultFrame = new ResultFrame('', 'ok', '', 0);
 
 /**
@@ -208,9 +210,14 @@ export class HeldResult implements ToolCallFrame {
   /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
   declare lead: readonly ClientFrame[] | undefined;
   declare leadAt: number;
+  /**
+   * Its call's number among the finished ids (src/client/finished-ids.ts `FinishedIds.add`): whether they still
+   * remember it.
+   */
+  declare readonly finishedAs: number;
 
   // Fields are declared only and set here: no field initializer runs per result.
-  constructor(callId: string, runId: string, toolName: string, args: unknown) {
+  constructor(callId: string, runId: string, toolName: string, args: unknown, finishedAs = 0) {
     this.type = 'tool_call';
     this.callId = callId;
     this.runId = runId;
@@ -222,8 +229,16 @@ export class HeldResult implements ToolCallFrame {
     this.bytes = 0;
     this.lead = undefined;
     this.leadAt = 0;
+    this.finishedAs = finishedAs;
   }
 }
+
+/** `entry` is held: added, and neither acked nor dropped since. */
+const isHeld = (entry: HeldResult | undefined): entry is HeldResult =>
+  entry !== undefined && entry.frame !== NO_FRAME;
+
+/** Places before an outbox's oldest result and results no longer held, past which its queue is compacted. */
+const MIN_COMPACTED = 32;
 
 /** `[null,null,{"type":` and `}]`: the JSON of a result part of its kind alone, around the kind's string. */
 const KIND_PART_BYTES = 21;
@@ -277,7 +292,31 @@ export const ENVELOPE_BYTES = 512;
 
 export class Outbox {
   readonly #options: OutboxOptions;
-  readonly #entries = new CallMap<HeldResult>();
+  /**
+   * The results held, in the order they were added, from {@link Outbox.#head} to {@link Outbox.#tail} (every other
+   * place is `undefined`): they are written in this order, and the service acks them in the order it reads them, so
+   * an ack nearly always names the oldest, found by comparing its call id (a string the ack's `JSON.parse` made, never
+   * hashed). A result acked or dropped out of order stays in its place, no longer held (its frame `NO_FRAME`), until
+   * the oldest passes it or the queue is compacted ({@link Outbox.#forget}). The array is never shortened (its
+   * `length` setter is a runtime call, and the next result would grow it again): compacted, it stays within about
+   * twice the most results held at once (or twice {@link MIN_COMPACTED}).
+   */
+  readonly #queue: (HeldResult | undefined)[] = [];
+  #head = 0;
+  #tail = 0;
+  #size = 0;
+  /**
+   * The results by call id, for the questions that do not come in order (an ack for a result other than the
+   * oldest, a re-delivered call, `statusOf`, `unsendable`): made at the first, holding the queue's results up to
+   * {@link Outbox.#indexed}, filled further when asked about an id it does not hold, and dropped when the queue is
+   * compacted, so that each result is indexed at most once between compactions. A result added and acked in order
+   * never touches it.
+   */
+  #index: Map<string, HeldResult> | undefined;
+  /** The place in the queue up to which {@link Outbox.#index} holds the results. */
+  #indexed = 0;
+  /** Walks of the queue under way (a flush): meanwhile it is not compacted. */
+  #walks = 0;
   /** Counts sockets: an entry is written once per generation. */
   #generation = 0;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -297,7 +336,12 @@ export class Outbox {
 
   /** Results not yet acknowledged by the service. */
   get size(): number {
-    return this.#entries.size;
+    return this.#size;
+  }
+
+  /** The oldest result held, if any. */
+  get oldest(): HeldResult | undefined {
+    return this.#size === 0 ? undefined : this.#queue[this.#head];
   }
 
   /** Bytes of the results not yet acknowledged, as sent. */
@@ -344,9 +388,7 @@ export class Outbox {
     const entry = held;
     entry.frame = resultFrame;
     entry.lead = lead?.length ? lead : undefined;
-    // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
-    const before = this.#entries.put(held.callId, entry);
-    if (before !== undefined) this.#bytes -= before.bytes;
+    this.#enqueue(entry);
     this.#resize(entry);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
@@ -358,27 +400,28 @@ export class Outbox {
    * written again, on this socket too. `false` when no result of that call is held.
    */
   resend(callId: string): boolean {
-    const held = this.#entries.get(callId);
+    const held = this.#find(callId);
     if (held === undefined) return false;
     held.sentOn = -1;
-    this.flush();
+    // Nothing else waits to be written: this one alone, rather than a walk of the outbox for each call re-delivered.
+    if (this.waiting || !this.#write(held)) this.flush();
     return true;
   }
 
   /** The `tool_call` frame of the call whose result is held here, if one is. */
   callOf(callId: string): ToolCallFrame | undefined {
-    return this.#entries.get(callId);
+    return this.#find(callId);
   }
 
   /** The status of the result held for `callId`, waiting for its ack; `undefined` when none is. */
   statusOf(callId: string): ToolResultFrame['status'] | undefined {
-    return this.#entries.get(callId)?.frame.status;
+    return this.#find(callId)?.frame.status;
   }
 
   /** The service has the result, or will never take it: forget it. */
   ack(callId: string): void {
-    const entry = this.#entries.take(callId);
-    if (entry !== undefined) this.#bytes -= entry.bytes;
+    const oldest = this.oldest;
+    this.#forget(oldest !== undefined && oldest.callId === callId ? oldest : this.#find(callId));
   }
 
   /**
@@ -389,7 +432,7 @@ export class Outbox {
     this.#generation += 1;
     const limit = this.#options.socket.maxPayloadBytes;
     if (limit < this.#cutTo) {
-      for (const entry of this.#entries.values()) {
+      for (const entry of this.#held()) {
         // A result part is left out of a result cut again (its value would not fit either).
         const { callId, status, output, durationMs, widget, content } = entry.frame;
         const before = utf8Length(encodeFrame(entry.frame));
@@ -412,7 +455,7 @@ export class Outbox {
     }
     this.#cutTo = limit;
     if (this.#options.lead !== undefined) {
-      for (const entry of this.#entries.values()) {
+      for (const entry of this.#held()) {
         const lead = this.#options.lead(entry.callId, true);
         entry.lead = lead.length > 0 ? lead : undefined;
         entry.leadAt = 0;
@@ -429,7 +472,7 @@ export class Outbox {
    * that replacement cannot be sent either, it is dropped. Returns what was done.
    */
   unsendable(frame: ToolResultFrame, code: string): Unsendable {
-    const entry = this.#entries.get(frame.callId);
+    const entry = this.#find(frame.callId);
     if (entry === undefined || entry.frame !== frame) return 'not held';
     if (entry.replaced) {
       this.ack(frame.callId);
@@ -451,9 +494,17 @@ export class Outbox {
   flush(): void {
     if (this.#flushTimer !== undefined) return;
     this.#backlog = true;
-    for (const entry of this.#entries.values()) {
-      if (entry.sentOn === this.#generation) continue;
-      if (!this.#write(entry)) return;
+    // Live: a result acked meanwhile (a refused frame may drop one) is not written, one added meanwhile is.
+    const queue = this.#queue;
+    this.#walks += 1;
+    try {
+      for (let at = this.#head; at < this.#tail; at++) {
+        const entry = queue[at];
+        if (!isHeld(entry) || entry.sentOn === this.#generation) continue;
+        if (!this.#write(entry)) return;
+      }
+    } finally {
+      this.#walks -= 1;
     }
     this.#backlog = false;
   }
@@ -470,9 +521,81 @@ export class Outbox {
    */
   close(): string[] {
     this.dispose();
-    const callIds = [...this.#entries.values()].map((entry) => entry.callId);
-    for (const callId of callIds) this.ack(callId);
-    return callIds;
+    const held = this.#held();
+    for (const entry of held) this.#forget(entry);
+    return held.map((entry) => entry.callId);
+  }
+
+  /**
+   * Puts `entry` last, not looked for first: the runner holds one result per call id at most (a call answered here is
+   * never run again). A method of its own: V8 inlines `add` into the call runner's `finished` only while `add` stays
+   * small (see {@link HeldResult}).
+   */
+  #enqueue(entry: HeldResult): void {
+    this.#queue[this.#tail] = entry;
+    this.#tail += 1;
+    this.#size += 1;
+  }
+
+  /** The results held, oldest first. */
+  #held(): HeldResult[] {
+    return this.#queue.slice(this.#head, this.#tail).filter(isHeld);
+  }
+
+  /**
+   * The result held for `callId`, if any, through the index ({@link Outbox.#index}): the results added since it
+   * was last filled are indexed when it has none held for that id.
+   */
+  #find(callId: string): HeldResult | undefined {
+    if (this.#size === 0) return undefined;
+    let index = this.#index;
+    if (index === undefined) {
+      index = new Map();
+      this.#index = index;
+    }
+    const found = index.get(callId);
+    if (isHeld(found)) return found;
+    const queue = this.#queue;
+    const tail = this.#tail;
+    if (this.#indexed === tail) return undefined;
+    for (let at = Math.max(this.#indexed, this.#head); at < tail; at++) {
+      const entry = queue[at];
+      if (isHeld(entry)) index.set(entry.callId, entry);
+    }
+    this.#indexed = tail;
+    const added = index.get(callId);
+    return isHeld(added) ? added : undefined;
+  }
+
+  /**
+   * Lets go of `entry`, held (none when `undefined`). The places before the oldest result still held are emptied;
+   * the queue is made again of the results held when it has more places that hold none than results (and at least
+   * {@link MIN_COMPACTED}), so that each place is copied at most once for each place freed, and a service that never
+   * acks the oldest result keeps no more than twice the places of what it holds.
+   */
+  #forget(entry: HeldResult | undefined): void {
+    if (entry === undefined) return;
+    this.#bytes -= entry.bytes;
+    this.#size -= 1;
+    entry.frame = NO_FRAME;
+    entry.lead = undefined;
+    const queue = this.#queue;
+    const tail = this.#tail;
+    let head = this.#head;
+    while (head < tail && !isHeld(queue[head])) queue[head++] = undefined;
+    this.#head = head;
+    const size = this.#size;
+    if (this.#walks > 0 || (size > 0 && tail - size < Math.max(size, MIN_COMPACTED))) return;
+    let to = 0;
+    for (let at = head; at < tail; at++) {
+      const held = queue[at];
+      queue[at] = undefined;
+      if (isHeld(held)) queue[to++] = held;
+    }
+    this.#head = 0;
+    this.#tail = to;
+    this.#index = undefined;
+    this.#indexed = 0;
   }
 
   /** Counts `entry` again after its frame changed. */
@@ -503,7 +626,7 @@ export class Outbox {
     const { frame } = entry;
     if (socket.send(frame)) entry.sentOn = this.#generation;
     // Refused as it was and replaced meanwhile (see unsendable): the replacement goes out now, if it can.
-    else if (entry.frame !== frame && this.#entries.get(frame.callId) === entry && socket.writable) {
+    else if (entry.frame !== frame && isHeld(entry) && socket.writable) {
       if (socket.send(entry.frame)) entry.sentOn = this.#generation;
     }
     return true;

@@ -84,22 +84,22 @@ async function optimisedOverCalls(read: (execution: object) => unknown): Promise
 }
 
 /**
- * The outbox of a runner made by `make` (the first whose `callOf` runs: a `tool_call` it receives asks it), for what
- * it keeps of answered calls until their ack (src/client/calls.ts `AnsweredCall`), which the runner never hands out.
+ * The outbox of a runner made by `make` (the first whose `add` runs: a call that ends adds its result), for what
+ * it keeps of answered calls until their ack (src/client/outbox.ts `HeldResult`), which the runner never hands out.
  */
 function outboxOf(make: () => void): Outbox {
-  const callOf = Outbox.prototype.callOf;
+  const add = Outbox.prototype.add;
   let found: Outbox | undefined;
-  Outbox.prototype.callOf = function (this: Outbox, callId: string) {
+  Outbox.prototype.add = function (this: Outbox, ...args: Parameters<Outbox['add']>) {
     found ??= this;
-    return callOf.call(this, callId);
+    return add.apply(this, args);
   };
   try {
     make();
   } finally {
-    Outbox.prototype.callOf = callOf;
+    Outbox.prototype.add = add;
   }
-  if (found === undefined) throw new Error('no outbox was asked for a call');
+  if (found === undefined) throw new Error('no call ended with a result');
   return found;
 }
 

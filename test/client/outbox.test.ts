@@ -5,7 +5,7 @@ import { Redactor } from '../../src/logger';
 import type { Widget } from '../../src/tool/widget';
 import { encodeFrame } from '../../src/wire/codec';
 import { type ClientFrame, utf8Length } from '../../src/wire/protocol';
-import { callIds, recording, recordsCalls } from './call-runner-harness';
+import { callIds, nextTask, recording, recordsCalls } from './call-runner-harness';
 
 describe('Outbox, in a call runner', () => {
   it('keeps results for a socket that is not writable and writes them all, in order, once it is', () => {
@@ -245,5 +245,167 @@ describe('Outbox: bytes held', () => {
       expect(callId.length).toBe(plain.callId.length);
       expect(outbox.bytes - before - bare).toBe(utf8Length(JSON.stringify([undefined, undefined, part])));
     }
+  });
+});
+
+/** The calls of `Map`'s lookups and changes (every `Map`'s) made while `run` runs. */
+function mapOperations(run: () => void): number {
+  const spies = (['get', 'set', 'has', 'delete'] as const).map((name) => vi.spyOn(Map.prototype, name));
+  try {
+    run();
+    return spies.reduce((count, spy) => count + spy.mock.calls.length, 0);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
+
+/** `held`, counting the reads of its `sentOn` in `reads.count` (what a walk of the outbox reads of each result). */
+function countingReads(held: HeldResult, reads: { count: number }): HeldResult {
+  let sentOn = held.sentOn;
+  Object.defineProperty(held, 'sentOn', {
+    get: () => {
+      reads.count += 1;
+      return sentOn;
+    },
+    set: (value: number) => {
+      sentOn = value;
+    },
+  });
+  return held;
+}
+
+describe('Outbox: acks', () => {
+  /** Results held at once in the tests of the worst cases: a lookup for each that walked the outbox would be n². */
+  const n = 4_000;
+  const held = (count: number) => Array.from({ length: count }, (_, i) => `c${i}`);
+
+  it('matches each ack against the oldest result held, with no Map, while 64 are held', () => {
+    const socket = fakeSocket();
+    const { outbox } = outboxOn(socket);
+    for (let i = 0; i < 64; i++) outbox.add(callFrame(`c${i}`), ok('x'), 0);
+    const operations = mapOperations(() => {
+      for (let i = 64; i < 1_064; i++) {
+        outbox.ack(`c${i - 64}`);
+        outbox.add(callFrame(`c${i}`), ok('x'), 0);
+      }
+    });
+    expect(operations).toBe(0);
+    expect(outbox.size).toBe(64);
+    expect(ids(socket.sent)).toEqual(held(1_064));
+  });
+
+  it('forgets results acked in reverse, duplicated or unknown, and writes the rest oldest first on a new socket', () => {
+    const socket = fakeSocket();
+    const { outbox } = outboxOn(socket);
+    for (const callId of held(6)) outbox.add(callFrame(callId), ok('x'), 0);
+    const one = outbox.bytes / 6;
+    for (const callId of ['c4', 'c2', 'c4', 'nope', 'c0', 'c0', 'c5']) outbox.ack(callId);
+    expect(outbox.size).toBe(2);
+    expect(outbox.bytes).toBe(2 * one);
+    expect(outbox.callOf('c1')?.callId).toBe('c1');
+    expect([outbox.callOf('c2'), outbox.statusOf('c3')]).toEqual([undefined, 'ok']);
+    socket.sent.length = 0;
+    outbox.reconnected();
+    expect(ids(socket.sent)).toEqual(['c1', 'c3']);
+    outbox.add(callFrame('c6'), ok('x'), 0);
+    expect(outbox.close()).toEqual(['c1', 'c3', 'c6']);
+    expect([outbox.size, outbox.bytes]).toEqual([0, 0]);
+  });
+
+  it(`takes a bounded number of Map operations for ${n} results acked in reverse, or among unknown and duplicate acks`, () => {
+    const { outbox } = outboxOn(fakeSocket());
+    for (const callId of held(n)) outbox.add(callFrame(callId), ok('x'), 0);
+    const reversed = mapOperations(() => {
+      for (const callId of held(n).reverse()) outbox.ack(callId);
+    });
+    expect([outbox.size, outbox.bytes]).toEqual([0, 0]);
+    expect(reversed).toBeLessThanOrEqual(4 * n);
+    // With n results never acked, each result added is followed by an ack for an id never held and one for the
+    // result before it, acked already.
+    for (const callId of held(n)) outbox.add(callFrame(callId), ok('x'), 0);
+    const mixed = mapOperations(() => {
+      for (let i = 0; i < n; i++) {
+        outbox.add(callFrame(`d${i}`), ok('x'), 0);
+        outbox.ack(`unknown${i}`);
+        outbox.ack(`d${i - 1}`);
+      }
+    });
+    expect(outbox.size).toBe(n + 1);
+    expect(mixed).toBeLessThanOrEqual(8 * n);
+  });
+
+  it(`writes each of ${n} results held again once when its call is re-delivered, without walking the outbox for each`, () => {
+    const socket = fakeSocket();
+    const { outbox } = outboxOn(socket);
+    const reads = { count: 0 };
+    for (const callId of held(n)) outbox.add(countingReads(callFrame(callId), reads), ok('x'), 0);
+    outbox.reconnected();
+    socket.sent.length = 0;
+    reads.count = 0;
+    const operations = mapOperations(() => {
+      for (const callId of held(n).reverse()) expect(outbox.resend(callId)).toBe(true);
+    });
+    expect(ids(socket.sent)).toEqual(held(n).reverse());
+    expect(reads.count).toBeLessThanOrEqual(4 * n);
+    expect(operations).toBeLessThanOrEqual(4 * n);
+  });
+});
+
+describe('Outbox: acks, in a call runner', () => {
+  it('does not ask the outbox about a new call, only about one whose result it may hold', () => {
+    const echo = recordsCalls('echo');
+    const { calls, call, sent } = recording([echo.tool]);
+    const callOf = vi.spyOn(Outbox.prototype, 'callOf');
+    try {
+      for (let i = 0; i < 50; i++) call(`c${i}`, 'echo');
+      expect(callOf).not.toHaveBeenCalled();
+      calls.ack('c10');
+      call('c10', 'echo'); // acked: ignored
+      call('c20', 'echo'); // held: written again
+      expect(echo.ran).toHaveLength(50);
+      expect(callIds(sent.slice(50))).toEqual(['c20']);
+      expect(calls.unacked).toBe(49);
+    } finally {
+      callOf.mockRestore();
+    }
+  });
+
+  it('forgets the results an ack frame names in any order, with duplicates and unknown ids, and resends the rest in order', () => {
+    const echo = recordsCalls('echo');
+    const { calls, call, sent } = recording([echo.tool]);
+    for (const callId of ['c1', 'c2', 'c3', 'c4', 'c5']) call(callId, 'echo');
+    calls.handle({ type: 'ack', callId: 'c4', callIds: ['c2', 'c4', 'x', 'c1'] });
+    expect(calls.unacked).toBe(2);
+    calls.handle({
+      type: 'tool_call',
+      callId: 'c6',
+      runId: 'r1',
+      toolName: 'echo',
+      arguments: {},
+      acks: ['c5', 'c5'],
+    });
+    expect(calls.unacked).toBe(2);
+    sent.length = 0;
+    calls.reconnected();
+    expect(callIds(sent)).toEqual(['c3', 'c6']);
+    for (const callId of ['c1', 'c3']) call(callId, 'echo'); // acked: ignored; held: written again
+    expect(callIds(sent)).toEqual(['c3', 'c6', 'c3']);
+    expect(echo.ran).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+  });
+
+  it('answers from the outbox a call whose result is held while 20,000 later calls finished (their ids forgotten)', async () => {
+    const echo = recordsCalls('echo');
+    const { calls, call, sent } = recording([echo.tool]);
+    call('first', 'echo');
+    for (let i = 0; i < 20_001; i++) {
+      call(`c${i}`, 'echo');
+      await nextTask();
+      calls.ack(`c${i}`);
+    }
+    expect(calls.unacked).toBe(1);
+    call('first', 'echo');
+    await nextTask();
+    expect(echo.ran.filter((callId) => callId === 'first')).toHaveLength(1);
+    expect(callIds(sent.slice(-1))).toEqual(['first']);
   });
 });
