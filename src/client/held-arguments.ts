@@ -71,7 +71,7 @@ type TextKind = 'plain' | 'revived' | 'deepObject' | 'deepArray';
  * A call's arguments (an object, an array or a string) as JSON text, while it waits for a slot. Parsed again
  * ({@link parsedArguments}) they are what `JSON.parse` gave: every number (`-0` and `±Infinity` too), every
  * string (lone surrogates too), and `__proto__` keys as own data properties. A class, so that V8 makes these young
- * (see src/client/outbox.ts `Entry`).
+ * (see src/client/outbox.ts `HeldResult`).
  */
 export class ArgumentsText {
   declare readonly text: string | undefined;
