@@ -62,8 +62,8 @@ export const startRunBody = z.object(
           z.maxLength(256, { error: 'must be a string of 1 to 256 characters' }),
         ),
     ),
-    toolChoice: z.optional(toolChoiceSchema),
-    metadata: z.optional(runMetadata),
+    toolChoice: z.optional(toolChoiceSchema()),
+    metadata: z.optional(runMetadata()),
   },
   { error: NOT_AN_OBJECT },
 );

@@ -112,7 +112,7 @@ export interface AsToolOptions {
 /** The option rule of a `toolChoice` (`client.run()`, `new Agent()`). */
 export const aToolChoice: Rule = {
   expected: `${TOOL_CHOICE_MODES.map((mode) => `'${mode}'`).join(', ')} or { type: 'tool', name }`,
-  test: (value) => toolChoiceSchema.safeParse(value).success,
+  test: (value) => toolChoiceSchema().safeParse(value).success,
 };
 
 /** Default nesting bound of agents used as tools. */

@@ -218,80 +218,85 @@ export type RunToolCall = Omit<WireRunToolCall, 'result'> & {
 };
 
 /*
- * The shape of each kind's data, checked when an event arrives.
+ * The shape of each kind's data, checked when an event arrives: built at the first event that needs it (a worker that
+ * starts no run never does, issue 28).
  */
-/** An optional field: dropped when malformed (informative), rather than costing the event. */
-const optional = <T extends z.core.SomeType>(schema: T) => z.catch(z.optional(schema), undefined);
-const text = z.string();
-const count = z.number();
-/** A model turn: a whole number from 1. */
-const turn = z.number().check(z.int(), z.minimum(1));
-/** A nesting depth: a whole number from 0. */
-const depth = z.number().check(z.int(), z.minimum(0));
-/** A duration in milliseconds: not negative. */
-const duration = z.number().check(z.minimum(0));
-const call = { callId: text, toolName: text };
-const nested = { runId: optional(text) };
-/** Any value, or none. */
-const any = z.optional(z.unknown());
+function buildDataShapes(): Readonly<Record<RunEventKind, z.ZodMiniType>> {
+  /** An optional field: dropped when malformed (informative), rather than costing the event. */
+  const optional = <T extends z.core.SomeType>(schema: T) => z.catch(z.optional(schema), undefined);
+  const text = z.string();
+  const count = z.number();
+  /** A model turn: a whole number from 1. */
+  const turn = z.number().check(z.int(), z.minimum(1));
+  /** A nesting depth: a whole number from 0. */
+  const depth = z.number().check(z.int(), z.minimum(0));
+  /** A duration in milliseconds: not negative. */
+  const duration = z.number().check(z.minimum(0));
+  const call = { callId: text, toolName: text };
+  const nested = { runId: optional(text) };
+  /** Any value, or none. */
+  const any = z.optional(z.unknown());
 
-const DATA: Readonly<Record<RunEventKind, z.ZodMiniType>> = {
-  turn: z.object({ turn }),
-  message: z.object({
-    role: z.literal('assistant'),
-    content: text,
-    toolCalls: optional(z.array(z.object({ id: text, name: text, arguments: any }))),
-    model: optional(text),
-  }),
-  text_delta: z.object({ turn, delta: text }),
-  tool_call: z.object({ ...call, arguments: any, depth, strict: optional(z.boolean()) }),
-  tool_result: z.object({
-    ...call,
-    status: text,
-    output: text,
-    widget: any,
-    content: optional(z.array(contentPartSchema)),
-    result: optional(z.object({ type: text, value: any })),
-    durationMs: duration,
-  }),
-  approval_requested: z.object({
-    ...call,
-    ...nested,
-    arguments: any,
-    requestedBy: text,
-    reason: optional(text),
-    sideEffect: optional(z.enum(SIDE_EFFECTS)),
-  }),
-  approval_decided: z.object({
-    ...call,
-    ...nested,
-    approved: z.boolean(),
-    by: text,
-    reason: optional(text),
-    arguments: any,
-    always: optional(z.boolean()),
-  }),
-  tool_progress: z.object({ ...call, progress: count, total: optional(count), message: optional(text) }),
-  tool_preliminary: z.object({ ...call, output: text, widget: any }),
-  tool_event: z.object({ ...call, event: text, data: any }),
-  question_asked: z.object({
-    ...call,
-    ...nested,
-    questionId: text,
-    question: text,
-    choices: optional(z.array(text)),
-    schema: optional(z.record(z.string(), z.unknown())),
-  }),
-  question_answered: z.object({
-    ...call,
-    ...nested,
-    questionId: text,
-    status: text,
-    answer: any,
-    reason: optional(text),
-    by: text,
-  }),
-};
+  return {
+    turn: z.object({ turn }),
+    message: z.object({
+      role: z.literal('assistant'),
+      content: text,
+      toolCalls: optional(z.array(z.object({ id: text, name: text, arguments: any }))),
+      model: optional(text),
+    }),
+    text_delta: z.object({ turn, delta: text }),
+    tool_call: z.object({ ...call, arguments: any, depth, strict: optional(z.boolean()) }),
+    tool_result: z.object({
+      ...call,
+      status: text,
+      output: text,
+      widget: any,
+      content: optional(z.array(contentPartSchema())),
+      result: optional(z.object({ type: text, value: any })),
+      durationMs: duration,
+    }),
+    approval_requested: z.object({
+      ...call,
+      ...nested,
+      arguments: any,
+      requestedBy: text,
+      reason: optional(text),
+      sideEffect: optional(z.enum(SIDE_EFFECTS)),
+    }),
+    approval_decided: z.object({
+      ...call,
+      ...nested,
+      approved: z.boolean(),
+      by: text,
+      reason: optional(text),
+      arguments: any,
+      always: optional(z.boolean()),
+    }),
+    tool_progress: z.object({ ...call, progress: count, total: optional(count), message: optional(text) }),
+    tool_preliminary: z.object({ ...call, output: text, widget: any }),
+    tool_event: z.object({ ...call, event: text, data: any }),
+    question_asked: z.object({
+      ...call,
+      ...nested,
+      questionId: text,
+      question: text,
+      choices: optional(z.array(text)),
+      schema: optional(z.record(z.string(), z.unknown())),
+    }),
+    question_answered: z.object({
+      ...call,
+      ...nested,
+      questionId: text,
+      status: text,
+      answer: any,
+      reason: optional(text),
+      by: text,
+    }),
+  };
+}
+
+let dataShapes: Readonly<Record<RunEventKind, z.ZodMiniType>> | undefined;
 
 const KNOWN: ReadonlySet<string> = new Set(RUN_EVENT_KINDS);
 
@@ -306,7 +311,8 @@ export type NotARunEvent = { unknown: true } | { malformed: string };
 export function toRunEvent(frame: FrameOf<ServiceFrame, 'run_event'>): RunEvent | NotARunEvent {
   const { kind } = frame.event;
   if (!KNOWN.has(kind)) return { unknown: true };
-  const checked = z.safeParse(DATA[kind as RunEventKind], frame.event.data);
+  dataShapes ??= buildDataShapes();
+  const checked = z.safeParse(dataShapes[kind as RunEventKind], frame.event.data);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     return { malformed: `${issue?.path.join('.') || 'data'}: ${issue?.message ?? 'invalid'}` };

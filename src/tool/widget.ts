@@ -85,7 +85,6 @@ export type Widget =
   | ImageWidget;
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 /** Cards nested in Cards: the root widget is level 1, a Card's children are one level below it. */
 export const MAX_WIDGET_DEPTH = 32;
@@ -116,55 +115,66 @@ function imageUrlProblem(url: string): string | undefined {
   return NOT_AN_IMAGE_URL;
 }
 
-const imageUrl = z.string().check(
-  z.superRefine((url, ctx) => {
-    const problem = imageUrlProblem(url);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: url });
-  }),
-);
-
-const card = z.object({
-  type: z.literal('Card'),
-  title: z.optional(z.string()),
-  get children() {
-    return z.optional(z.array(widgetSchema));
-  },
-});
-const table = z
-  .object({ type: z.literal('Table'), columns: z.array(z.string()), rows: z.array(z.array(cell)) })
-  .check(
-    z.superRefine((value, ctx) => {
-      value.rows.forEach((row, index) => {
-        if (row.length !== value.columns.length) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['rows', index],
-            message: `has ${plural(row.length, 'cell')} but the table has ${plural(value.columns.length, 'column')}`,
-            input: row,
-          });
-        }
-      });
+/**
+ * Runtime schema of {@link Widget} (zod/mini), built at the first {@link validateWidget} and kept: a process whose
+ * tools return no widget never builds it (issue 28: with the run events' shapes, ~120 KiB of a Node worker's heap).
+ * Unknown keys are dropped; a widget of an unknown `type` fails.
+ */
+function buildWidgetSchema(): z.ZodMiniType<Widget> {
+  const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+  const imageUrl = z.string().check(
+    z.superRefine((url, ctx) => {
+      const problem = imageUrlProblem(url);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: url });
     }),
   );
-
-/**
- * Runtime schema of {@link Widget} (zod/mini). Unknown keys are dropped; a widget of an unknown `type` fails.
- * Prefer {@link validateWidget}, which renders a path and a message.
- */
-export const widgetSchema: z.ZodMiniType<Widget> = z.discriminatedUnion('type', [
-  card,
-  z.object({ type: z.literal('Text'), value: z.string() }),
-  z.object({ type: z.literal('Badge'), label: z.string(), color: z.optional(z.enum(BADGE_COLORS)) }),
-  table,
-  z.object({
-    type: z.literal('Chart'),
-    kind: z.enum(CHART_KINDS),
+  const card = z.object({
+    type: z.literal('Card'),
     title: z.optional(z.string()),
-    data: z.array(z.object({ label: z.string(), value: z.number() })),
-  }),
-  z.object({ type: z.literal('List'), items: z.array(z.string()), ordered: z.optional(z.boolean()) }),
-  z.object({ type: z.literal('Image'), url: imageUrl, alt: z.string() }),
-]) as unknown as z.ZodMiniType<Widget>;
+    get children() {
+      return z.optional(z.array(schema));
+    },
+  });
+  const table = z
+    .object({ type: z.literal('Table'), columns: z.array(z.string()), rows: z.array(z.array(cell)) })
+    .check(
+      z.superRefine((value, ctx) => {
+        value.rows.forEach((row, index) => {
+          if (row.length !== value.columns.length) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['rows', index],
+              message: `has ${plural(row.length, 'cell')} but the table has ${plural(value.columns.length, 'column')}`,
+              input: row,
+            });
+          }
+        });
+      }),
+    );
+  const schema: z.ZodMiniType<Widget> = z.discriminatedUnion('type', [
+    card,
+    z.object({ type: z.literal('Text'), value: z.string() }),
+    z.object({ type: z.literal('Badge'), label: z.string(), color: z.optional(z.enum(BADGE_COLORS)) }),
+    table,
+    z.object({
+      type: z.literal('Chart'),
+      kind: z.enum(CHART_KINDS),
+      title: z.optional(z.string()),
+      data: z.array(z.object({ label: z.string(), value: z.number() })),
+    }),
+    z.object({ type: z.literal('List'), items: z.array(z.string()), ordered: z.optional(z.boolean()) }),
+    z.object({ type: z.literal('Image'), url: imageUrl, alt: z.string() }),
+  ]) as unknown as z.ZodMiniType<Widget>;
+  return schema;
+}
+
+let builtWidgetSchema: z.ZodMiniType<Widget> | undefined;
+
+/** The widget schema ({@link buildWidgetSchema}), built at the first call and kept. */
+function widgetSchema(): z.ZodMiniType<Widget> {
+  builtWidgetSchema ??= buildWidgetSchema();
+  return builtWidgetSchema;
+}
 
 /** Result of {@link validateWidget}. `path` is rendered like argument paths (`children[0].label`, `(root)`). */
 export type WidgetValidation = { ok: true; widget: Widget } | { ok: false; path: string; message: string };
@@ -348,9 +358,9 @@ function snapshot(root: unknown): { ok: true; value: unknown } | Refusal {
 export function validateWidget(value: unknown): WidgetValidation {
   const copied = snapshot(value);
   if (copied instanceof Refusal) return { ok: false, path: formatPath(copied.path), message: copied.message };
-  let parsed: ReturnType<typeof widgetSchema.safeParse>;
+  let parsed: ReturnType<z.ZodMiniType<Widget>['safeParse']>;
   try {
-    parsed = widgetSchema.safeParse(copied.value);
+    parsed = widgetSchema().safeParse(copied.value);
   } catch (error) {
     return { ok: false, path: formatPath([]), message: `could not be validated: ${thrownMessage(error)}` };
   }

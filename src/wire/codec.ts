@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type * as z from 'zod/mini';
 import { nestsDeeperThan } from '../json';
 import { jsonSyntaxError } from '../json-syntax';
 import { MAX_FRAME_DEPTH } from '../limits';
@@ -24,7 +25,7 @@ import {
   PROTOCOL_DEFAULTS,
   RESULT_PART_TYPES,
   type ServiceFrame,
-  serviceFrameSchema,
+  serviceFrameSchemaOf,
   TOOL_CALL_STATUSES,
 } from './protocol';
 
@@ -181,9 +182,18 @@ export type DecodeResult<F> =
       shapeless?: true;
     };
 
-type FrameSchema = ClientFrameSchemas['clientFrameSchema'] | typeof serviceFrameSchema;
+/** The schema a frame is parsed with: the client frames' union, or the schema of one service frame type. */
+type FrameSchema = Pick<z.ZodMiniType, 'safeParse'>;
 
-function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number): DecodeResult<F> {
+/**
+ * Decodes a frame of the client (`clientSchema`, their union) or, with `undefined`, of the service: its type's schema
+ * alone ({@link serviceFrameSchemaOf}, built at the first frame of the type), after the fast path.
+ */
+function decodeWith<F>(
+  clientSchema: ClientFrameSchemas['clientFrameSchema'] | undefined,
+  raw: string,
+  maxPayloadBytes: number,
+): DecodeResult<F> {
   // A JS string's UTF-8 size is at most 3 bytes per UTF-16 unit; count only when it might be over.
   if (raw.length * 3 > maxPayloadBytes && utf8Length(raw) > maxPayloadBytes) {
     return { ok: false, code: 'frame_too_large', message: `frame exceeds ${maxPayloadBytes} bytes` };
@@ -204,7 +214,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   // The frames of every call and of the heartbeat take a hand-written path; anything it does not accept goes on to the
   // schema, which has the last word (and the error messages). Same output as the schema: test/wire/protocol-fast.test.ts.
   const fast =
-    schema === serviceFrameSchema ? fastServiceFrame(type, value as Record<string, unknown>) : undefined;
+    clientSchema === undefined ? fastServiceFrame(type, value as Record<string, unknown>) : undefined;
   // Whatever reads a frame's values later may recurse (a JSON Schema check, JSON.stringify, structuredClone). Every
   // field the fast path keeps of a `tool_call` is flat (an id, a number, a list of ids; its arguments are not walked):
   // one with no other field cannot nest too deep, and is not walked. Its keys counted cost about half the walk (~430
@@ -224,18 +234,17 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
     if (fast.type === 'tool_call') LAST_CALLS[fast.acks === undefined ? 0 : 1] = value;
     return { ok: true, frame: fast as F };
   }
+  // A type the service does not send is refused as the client frames' union refuses one (its only issue, at `type`).
+  const schema: FrameSchema | undefined = clientSchema ?? serviceFrameSchemaOf(type);
+  if (schema === undefined) return unknownType(type);
   const parsed = schema.safeParse(value, SAY_RULES);
-  if (parsed.success) return { ok: true, frame: shaped(schema, parsed.data) as F };
+  if (parsed.success) return { ok: true, frame: shaped(clientSchema, parsed.data) as F };
   const issues = parsed.error.issues;
   if (issues.length === 1 && issues[0]?.code === 'invalid_union' && issues[0].path.join('.') === 'type') {
-    return {
-      ok: false,
-      code: 'unknown_type',
-      message: `unknown frame type ${JSON.stringify(type.slice(0, 64))}`,
-    };
+    return unknownType(type);
   }
   const faults = issues.flatMap((issue) => faultsOf(issue));
-  const lenient = withoutInformative<F>(schema, raw, type, faults);
+  const lenient = withoutInformative<F>(clientSchema, schema, raw, type, faults);
   if (lenient !== undefined) return lenient;
   // Each fault once (the keys of a record may break one rule many times), the first few: the message stays short.
   const shown = new Map<string, string>();
@@ -253,6 +262,14 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   };
 }
 
+/** The refusal of a frame of a type the receiver does not know. */
+const unknownType = (type: string) =>
+  ({
+    ok: false,
+    code: 'unknown_type',
+    message: `unknown frame type ${JSON.stringify(type.slice(0, 64))}`,
+  }) as const;
+
 /** The parse options of every frame: its refusals state each rule in words (./issue-text.ts). */
 const SAY_RULES = { error: ruleOf };
 
@@ -260,8 +277,8 @@ const SAY_RULES = { error: ruleOf };
 const MAX_SHOWN_FAULTS = 5;
 
 /** A service's `tool_call` or `ack` in the one shape of the fast path ({@link callFrame}); any other frame as it is. */
-const shaped = (schema: FrameSchema, frame: ClientFrame | ServiceFrame) =>
-  schema === serviceFrameSchema ? oneShape(frame as ServiceFrame) : frame;
+const shaped = (clientSchema: FrameSchema | undefined, frame: unknown) =>
+  clientSchema === undefined ? oneShape(frame as ServiceFrame) : frame;
 
 const where = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(root)');
 
@@ -270,12 +287,13 @@ const where = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(Stri
  * `undefined` otherwise. Rare: the frame is parsed again, and only then changed.
  */
 function withoutInformative<F>(
+  clientSchema: FrameSchema | undefined,
   schema: FrameSchema,
   raw: string,
   type: string,
   faults: readonly Fault[],
 ): DecodeResult<F> | undefined {
-  const patterns = (schema === serviceFrameSchema ? INFORMATIVE_SERVICE_FIELDS : INFORMATIVE_CLIENT_FIELDS)[
+  const patterns = (clientSchema === undefined ? INFORMATIVE_SERVICE_FIELDS : INFORMATIVE_CLIENT_FIELDS)[
     type
   ];
   if (patterns === undefined) return undefined;
@@ -295,7 +313,7 @@ function withoutInformative<F>(
     paths.push(['tracestate']);
   dropFields(value, paths);
   const parsed = schema.safeParse(value);
-  return parsed.success ? { ok: true, frame: shaped(schema, parsed.data) as F, dropped } : undefined;
+  return parsed.success ? { ok: true, frame: shaped(clientSchema, parsed.data) as F, dropped } : undefined;
 }
 
 /** What of a refused frame can still be read (`about`: its type, ids and tool name), when it names an id. */
@@ -645,7 +663,7 @@ export function decodeServiceFrame(
   raw: string,
   maxPayloadBytes: number = PROTOCOL_DEFAULTS.maxPayloadBytes,
 ): DecodeResult<ServiceFrame> {
-  return decodeWith<ServiceFrame>(serviceFrameSchema, raw, maxPayloadBytes);
+  return decodeWith<ServiceFrame>(undefined, raw, maxPayloadBytes);
 }
 
 /*

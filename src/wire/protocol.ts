@@ -11,6 +11,12 @@
  * - the frames a client sends, and their union, built at the first {@link clientFrames} (the service decodes them;
  *   a client only encodes them).
  *
+ * Every schema but a few small field schemas is built at its first use ({@link once}): a client decodes a frame type
+ * with that type's schema alone ({@link serviceFrameSchemaOf}), so that a worker that only ever gets calls builds its
+ * `welcome`'s schema and no other (`tool_call`, `ack`, `ping` and `pong` take ./codec.ts's fast path), and a
+ * process that neither sends nor gets a frame type never builds its schema (issue 28: a Node worker's start ~200 KiB
+ * of heap and ~11 million instructions less).
+ *
  * Frames are JSON text messages with a string `type`. Every inbound frame is decoded (./codec.ts) before use; a
  * frame that fails is answered with an `error` frame and the connection stays open.
  *
@@ -21,6 +27,19 @@ import { utf8Length } from '../utf8';
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
 export { utf8Length } from '../utf8';
+
+/**
+ * A schema (or a set of field schemas) built at the first call, then the same one at every call: `build` runs once
+ * at most. Each is made `@__PURE__`, so that a bundle drops one that nothing calls (the union of the service frames,
+ * in a browser page).
+ */
+function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => {
+    built ??= build();
+    return built;
+  };
+}
 
 /*
  * Field schemas the frames share: ids, counts, JSON objects.
@@ -46,9 +65,9 @@ export const jsonObject = z.record(z.string(), z.unknown());
  * A tool's name (`ToolDefinition.name`, its aliases, `run_start.toolChoice.name`): 1 to 64 letters, digits, `_`
  * or `-`.
  */
-const toolName = z
-  .string()
-  .check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' }));
+const toolName = /* @__PURE__ */ once(() =>
+  z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' })),
+);
 
 /*
  * What both directions use: the call statuses, feature lists, and the frames either side sends (`ping`, `pong`,
@@ -68,8 +87,12 @@ export const TOOL_CALL_STATUSES = [
 /** A list of feature names (docs/protocol/index.md): at most 64 names of at most 64 characters. */
 export const featureList = z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64));
 
-export const ping = z.object({ type: z.literal('ping'), id: z.optional(z.string()) });
-export const pong = z.object({ type: z.literal('pong'), id: z.optional(z.string()) });
+export const ping = /* @__PURE__ */ once(() =>
+  z.object({ type: z.literal('ping'), id: z.optional(z.string()) }),
+);
+export const pong = /* @__PURE__ */ once(() =>
+  z.object({ type: z.literal('pong'), id: z.optional(z.string()) }),
+);
 
 /** Codes carried by `error` frames. */
 export const ERROR_CODES = [
@@ -87,28 +110,30 @@ export const ERROR_CODES = [
   'too_large',
 ] as const;
 
-export const errorFrame = z.object({
-  type: z.literal('error'),
-  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (docs/protocol/errors.md)
-  message: z.string(),
-  callId: z.optional(z.string()),
-  requestId: z.optional(z.string()),
-  runId: z.optional(z.string()),
-  /**
-   * The tools of a `tools_update` the service refused, with the `fleet` limits they were announced with (other
-   * workers announce others): docs/protocol/fleet-limits.md.
-   */
-  tools: z.optional(
-    z.array(
-      z.object({
-        name: z.string(),
-        fleet: z.optional(
-          z.object({ concurrency: z.optional(z.number()), perSecond: z.optional(z.number()) }),
-        ),
-      }),
+export const errorFrame = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('error'),
+    code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (docs/protocol/errors.md)
+    message: z.string(),
+    callId: z.optional(z.string()),
+    requestId: z.optional(z.string()),
+    runId: z.optional(z.string()),
+    /**
+     * The tools of a `tools_update` the service refused, with the `fleet` limits they were announced with (other
+     * workers announce others): docs/protocol/fleet-limits.md.
+     */
+    tools: z.optional(
+      z.array(
+        z.object({
+          name: z.string(),
+          fleet: z.optional(
+            z.object({ concurrency: z.optional(z.number()), perSecond: z.optional(z.number()) }),
+          ),
+        }),
+      ),
     ),
-  ),
-});
+  }),
+);
 
 /**
  * WebSocket close codes used by protocol v1 (docs/protocol/errors.md; RFC 6455 §7.4.2 reserves 4000–4999 for
@@ -232,13 +257,18 @@ export function featuresOf(names: readonly unknown[] | undefined): Set<Feature> 
 /** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (docs/protocol/trace-context.md). */
 export const MAX_TRACE_FIELD_CHARS = 512;
 
-const traceField = z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS)));
+const traceField = /* @__PURE__ */ once(() =>
+  z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS))),
+);
 
 /**
  * `tool_call.traceparent` and `tool_call.tracestate` (feature `trace_context`): the W3C Trace Context of the
  * service's span of the call. Informative: a client ignores a value it cannot parse (docs/protocol/trace-context.md).
  */
-export const traceFields = { traceparent: traceField, tracestate: traceField };
+export const traceFields = /* @__PURE__ */ once(() => ({
+  traceparent: traceField(),
+  tracestate: traceField(),
+}));
 
 /** The feature a `run_event` kind belongs to: it is sent only to a session that negotiated it. */
 export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {
@@ -272,20 +302,22 @@ export const QUESTION_LIMITS = {
 export const ANSWER_STATUSES = ['answered', 'declined', 'cancelled'] as const;
 
 /** `answer` (service → client, feature `questions`): the user's answer to a `question`. */
-export const answer = z.object({
-  type: z.literal('answer'),
-  callId: id,
-  questionId: id,
-  /**
-   * One of {@link ANSWER_STATUSES}; any other, or none (a status that is not a string is dropped, as informative),
-   * is taken as `cancelled` (docs/protocol/frames-service.md, docs/protocol/questions.md), never refused.
-   */
-  status: z.optional(z.string()),
-  /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
-  answer: z.optional(z.unknown()),
-  /** With `declined` or `cancelled`: why, when known. */
-  reason: z.optional(z.string()),
-});
+export const answer = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('answer'),
+    callId: id,
+    questionId: id,
+    /**
+     * One of {@link ANSWER_STATUSES}; any other, or none (a status that is not a string is dropped, as informative),
+     * is taken as `cancelled` (docs/protocol/frames-service.md, docs/protocol/questions.md), never refused.
+     */
+    status: z.optional(z.string()),
+    /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
+    answer: z.optional(z.unknown()),
+    /** With `declined` or `cancelled`: why, when known. */
+    reason: z.optional(z.string()),
+  }),
+);
 
 /** Bounds of `tool_event` (docs/protocol/updates.md). */
 export const EVENT_LIMITS = {
@@ -305,29 +337,35 @@ export const CONTENT_LIMITS = {
   imageTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
 } as const;
 
-const base64 = z.string().check(
-  z.regex(/^[A-Za-z0-9+/]*={0,2}$/, {
-    error: 'must be base64 (letters, digits, + and /, then up to two =)',
-  }),
+const base64 = once(() =>
+  z.string().check(
+    z.regex(/^[A-Za-z0-9+/]*={0,2}$/, {
+      error: 'must be base64 (letters, digits, + and /, then up to two =)',
+    }),
+  ),
 );
 
 /** One content part of a result (docs/protocol/call-context.md). */
-export const contentPartSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: base64, mediaType: z.enum(CONTENT_LIMITS.imageTypes) }),
-  z.object({
-    type: z.literal('file'),
-    data: base64,
-    mediaType: z.string().check(z.minLength(1), z.maxLength(255)),
-    filename: z.optional(z.string().check(z.maxLength(255))),
-  }),
-  z.object({ type: z.literal('json'), value: z.unknown() }),
-]);
+export const contentPartSchema = /* @__PURE__ */ once(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('image'), data: base64(), mediaType: z.enum(CONTENT_LIMITS.imageTypes) }),
+    z.object({
+      type: z.literal('file'),
+      data: base64(),
+      mediaType: z.string().check(z.minLength(1), z.maxLength(255)),
+      filename: z.optional(z.string().check(z.maxLength(255))),
+    }),
+    z.object({ type: z.literal('json'), value: z.unknown() }),
+  ]),
+);
 /** A content part: `text`, `image` (base64), `file` (base64) or `json`. */
-export type ContentPart = z.infer<typeof contentPartSchema>;
+export type ContentPart = z.infer<ReturnType<typeof contentPartSchema>>;
 
 /** `tool_result.content` and `RunToolCall.content`: at most {@link CONTENT_LIMITS.maxParts} parts. */
-export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_LIMITS.maxParts));
+export const contentList = /* @__PURE__ */ once(() =>
+  z.array(contentPartSchema()).check(z.maxLength(CONTENT_LIMITS.maxParts)),
+);
 
 /*
  * Approvals (docs/protocol/approvals.md) and their additions under the feature `decisions`
@@ -339,12 +377,14 @@ export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_
 export const MAX_APPROVAL_REASON_CHARS = 1_000;
 
 /** `approval_applied` (service → client, feature `decisions`): the `approval` with this `requestId` was applied. */
-export const approvalApplied = z.object({
-  type: z.literal('approval_applied'),
-  requestId: id,
-  callId: id,
-  approved: z.boolean(),
-});
+export const approvalApplied = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('approval_applied'),
+    requestId: id,
+    callId: id,
+    approved: z.boolean(),
+  }),
+);
 
 /*
  * Durable steps and the call's scope (docs/protocol/steps.md, docs/protocol/call-context.md): the bounds of steps, the
@@ -365,13 +405,15 @@ export const STEP_LIMITS = {
   maxPerCall: 32,
 } as const;
 
-export const stepKey = z.string().check(z.minLength(1), z.maxLength(STEP_LIMITS.maxKeyChars));
+export const stepKey = /* @__PURE__ */ once(() =>
+  z.string().check(z.minLength(1), z.maxLength(STEP_LIMITS.maxKeyChars)),
+);
 
 /** The steps of a call the service kept, by key (`tool_call.steps`). */
-export const keptSteps = z.record(stepKey, z.unknown());
+export const keptSteps = /* @__PURE__ */ once(() => z.record(stepKey(), z.unknown()));
 
 /** Fields of `tool_call` from these features; optional, sent only where negotiated. */
-export const toolCallScope = {
+export const toolCallScope = /* @__PURE__ */ once(() => ({
   /** Feature `call_context`: the session that started the call's run (absent for a run started over HTTP). */
   sessionId: z.optional(id),
   /** Feature `call_context`: the name of the agent whose run made the call. */
@@ -383,8 +425,8 @@ export const toolCallScope = {
   /** Feature `call_context`: the end user the run acts for, as whoever started it said (`run_start.userId`). */
   userId: z.optional(id),
   /** Feature `steps`: the call's completed steps the service kept (a re-dispatched call), by key. */
-  steps: z.optional(keptSteps),
-};
+  steps: z.optional(keptSteps()),
+}));
 
 /*
  * Run options and result parts (docs/protocol/, runs): `run_start.toolChoice` and `run_start.metadata` (feature
@@ -399,12 +441,13 @@ export const TOOL_CHOICE_MODES = ['auto', 'none', 'required'] as const;
  * `required`: some tool; `{ type: 'tool', name }`: that tool. `required` and a named tool hold until the model
  * has called a tool in the run, then later turns are `auto` (so a run can end); `none` holds for every turn.
  */
-export const toolChoiceSchema = z.union(
-  [z.enum(TOOL_CHOICE_MODES), z.object({ type: z.literal('tool'), name: toolName })],
-  { error: 'must be "auto", "none", "required" or { "type": "tool", "name": <tool name> }' },
+export const toolChoiceSchema = /* @__PURE__ */ once(() =>
+  z.union([z.enum(TOOL_CHOICE_MODES), z.object({ type: z.literal('tool'), name: toolName() })], {
+    error: 'must be "auto", "none", "required" or { "type": "tool", "name": <tool name> }',
+  }),
 );
 /** One of {@link TOOL_CHOICE_MODES}, or `{ type: 'tool', name }`. */
-export type ToolChoice = z.infer<typeof toolChoiceSchema>;
+export type ToolChoice = z.infer<ReturnType<typeof toolChoiceSchema>>;
 
 /** Bounds of `run_start.metadata`. */
 export const RUN_METADATA_LIMITS = {
@@ -416,10 +459,12 @@ export const RUN_METADATA_LIMITS = {
  * `run_start.metadata`: a JSON object the service keeps with the run and shows on it; it means nothing to the
  * protocol (a service ignores keys it does not know). At most {@link RUN_METADATA_LIMITS.maxBytes} of JSON.
  */
-export const runMetadata = jsonObject.check(
-  z.refine((value) => utf8Length(JSON.stringify(value)) <= RUN_METADATA_LIMITS.maxBytes, {
-    message: `must be at most ${RUN_METADATA_LIMITS.maxBytes} bytes of JSON`,
-  }),
+export const runMetadata = /* @__PURE__ */ once(() =>
+  jsonObject.check(
+    z.refine((value) => utf8Length(JSON.stringify(value)) <= RUN_METADATA_LIMITS.maxBytes, {
+      message: `must be at most ${RUN_METADATA_LIMITS.maxBytes} bytes of JSON`,
+    }),
+  ),
 );
 
 /**
@@ -435,13 +480,17 @@ export type ResultPartType = (typeof RESULT_PART_TYPES)[number];
  * `tool_result.result` (feature `result_parts`): the result's kind, and `value` when `output` does not carry it
  * (a `toModelOutput` projection: `value` is the full result; `error-json`: the thrown value).
  */
-export const resultPartSchema = z.object({
-  type: z.enum(RESULT_PART_TYPES),
-  value: z.optional(z.unknown()),
-});
+export const resultPartSchema = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.enum(RESULT_PART_TYPES),
+    value: z.optional(z.unknown()),
+  }),
+);
 
 /** `RunToolCall.result` as a service reports it: a type this version does not know is passed on (informative). */
-const reportedResultPart = z.object({ type: z.string(), value: z.optional(z.unknown()) });
+const reportedResultPart = /* @__PURE__ */ once(() =>
+  z.object({ type: z.string(), value: z.optional(z.unknown()) }),
+);
 
 /*
  * The version, the subprotocol, and the defaults both sides assume.
@@ -482,121 +531,135 @@ export type ToolDefinition = z.infer<ClientFrameSchemas['toolDefinitionSchema']>
 export type AgentDefinition = z.infer<ClientFrameSchemas['agentDefinitionSchema']>;
 
 /** A tool call as recorded in a run's transcript and returned in `run_result`. */
-export const runToolCallSchema = z.object({
-  callId: id,
-  toolName: z.string(),
-  arguments: z.unknown(),
-  /** One of {@link TOOL_CALL_STATUSES}, or any other string a newer service reports: never refused (docs/protocol/runs.md). */
-  status: z.string(),
-  output: z.string(),
-  widget: z.optional(z.unknown()),
-  /** Content parts beside `output` (feature `content`, docs/protocol/call-context.md). */
-  content: z.optional(contentList),
-  durationMs: z.number().check(z.minimum(0)),
-  /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
-  result: z.optional(reportedResultPart),
-});
+export const runToolCallSchema = /* @__PURE__ */ once(() =>
+  z.object({
+    callId: id,
+    toolName: z.string(),
+    arguments: z.unknown(),
+    /** One of {@link TOOL_CALL_STATUSES}, or any other string a newer service reports: never refused (docs/protocol/runs.md). */
+    status: z.string(),
+    output: z.string(),
+    widget: z.optional(z.unknown()),
+    /** Content parts beside `output` (feature `content`, docs/protocol/call-context.md). */
+    content: z.optional(contentList()),
+    durationMs: z.number().check(z.minimum(0)),
+    /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
+    result: z.optional(reportedResultPart()),
+  }),
+);
 /**
  * One tool call of a finished run. `status` is a {@link ToolCallStatus}, or a status this protocol version does not
  * list, passed on as the service wrote it (docs/protocol/runs.md).
  */
-export type RunToolCallFrame = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
+export type RunToolCallFrame = Omit<z.infer<ReturnType<typeof runToolCallSchema>>, 'status'> & {
   status: ToolCallStatus | (string & {});
 };
 
 /*
  * The frames the service sends.
  */
-const welcome = z.object({
-  type: z.literal('welcome'),
-  sessionId: id,
-  /** `true` when `hello.sessionId` was accepted and the session resumed. */
-  resumed: z.boolean(),
-  heartbeatIntervalMs: z.number().check(z.int(), z.minimum(1)),
-  maxPayloadBytes: z.number().check(z.int(), z.minimum(1024)),
-  /** How long the session outlives its socket, in milliseconds (docs/protocol/sessions.md); absent: 60,000. */
-  sessionGraceMs: z.optional(nonNegativeInt),
-  /**
-   * The service's per-call deadline, in milliseconds (docs/protocol/deadlines.md): the figure of the timeout text of
-   * a call the client ends at its deadline, its tool not begun. Absent: the call's `deadlineMs`.
-   */
-  callDeadlineMs: z.optional(z.number().check(z.int(), z.minimum(1))),
-  /** The ones of `hello.features` the service uses on this socket; absent: none. */
-  features: z.optional(featureList),
-  /** With the feature `lease`: how long a call's lease lasts without renewal (docs/protocol/lease.md). */
-  leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
-  /** With the feature `lease`: the longest a leased call may run, from the model's request. */
-  maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
-  /**
-   * The frames a second the service reads from this socket before it closes it with 4029, sustained; the client
-   * paces what it writes to it (docs/protocol/limits.md). Absent: not paced.
-   */
-  maxFramesPerSecond: z.optional(z.number().check(z.int(), z.minimum(1))),
-  /** The frames the service reads at once above that rate (its token bucket); absent: one second's frames. */
-  maxFrameBurst: z.optional(z.number().check(z.int(), z.minimum(1))),
-  /** With the feature `builds`: how a run not started by a client is pinned to a build (docs/protocol/builds.md). */
-  buildPolicy: z.optional(z.string().check(z.maxLength(64))),
-  /** With the feature `builds`: the build the operator set as current, if any. */
-  currentBuildId: z.optional(z.string().check(z.maxLength(MAX_BUILD_ID_CHARS))),
-  /**
-   * With the feature `owed_calls`, on a resume: every call the service is still owed a result for by the session
-   * (docs/protocol/calls-no-longer-held.md). Bounded by the frame limit alone; absent: unknown.
-   */
-  owed: z.optional(z.array(id)),
-});
+const welcome = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('welcome'),
+    sessionId: id,
+    /** `true` when `hello.sessionId` was accepted and the session resumed. */
+    resumed: z.boolean(),
+    heartbeatIntervalMs: z.number().check(z.int(), z.minimum(1)),
+    maxPayloadBytes: z.number().check(z.int(), z.minimum(1024)),
+    /** How long the session outlives its socket, in milliseconds (docs/protocol/sessions.md); absent: 60,000. */
+    sessionGraceMs: z.optional(nonNegativeInt),
+    /**
+     * The service's per-call deadline, in milliseconds (docs/protocol/deadlines.md): the figure of the timeout text of
+     * a call the client ends at its deadline, its tool not begun. Absent: the call's `deadlineMs`.
+     */
+    callDeadlineMs: z.optional(z.number().check(z.int(), z.minimum(1))),
+    /** The ones of `hello.features` the service uses on this socket; absent: none. */
+    features: z.optional(featureList),
+    /** With the feature `lease`: how long a call's lease lasts without renewal (docs/protocol/lease.md). */
+    leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
+    /** With the feature `lease`: the longest a leased call may run, from the model's request. */
+    maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
+    /**
+     * The frames a second the service reads from this socket before it closes it with 4029, sustained; the client
+     * paces what it writes to it (docs/protocol/limits.md). Absent: not paced.
+     */
+    maxFramesPerSecond: z.optional(z.number().check(z.int(), z.minimum(1))),
+    /** The frames the service reads at once above that rate (its token bucket); absent: one second's frames. */
+    maxFrameBurst: z.optional(z.number().check(z.int(), z.minimum(1))),
+    /** With the feature `builds`: how a run not started by a client is pinned to a build (docs/protocol/builds.md). */
+    buildPolicy: z.optional(z.string().check(z.maxLength(64))),
+    /** With the feature `builds`: the build the operator set as current, if any. */
+    currentBuildId: z.optional(z.string().check(z.maxLength(MAX_BUILD_ID_CHARS))),
+    /**
+     * With the feature `owed_calls`, on a resume: every call the service is still owed a result for by the session
+     * (docs/protocol/calls-no-longer-held.md). Bounded by the frame limit alone; absent: unknown.
+     */
+    owed: z.optional(z.array(id)),
+  }),
+);
 
-const toolCall = z.object({
-  type: z.literal('tool_call'),
-  callId: id,
-  runId: id,
-  toolName: z.string(),
-  /** As the model produced them: an object, a JSON string (possibly double-encoded), `''` or `null`. */
-  arguments: z.optional(z.unknown()),
-  /** `true`: a human approved; `false`: a human rejected (see `reason`); absent: no decision needed yet. */
-  approved: z.optional(z.boolean()),
-  reason: z.optional(z.string()),
-  /** How long the service waits for the result, in milliseconds from receipt. */
-  deadlineMs: z.optional(nonNegativeInt),
-  /** Nesting depth of the run: 0 for a top-level run. */
-  depth: z.optional(nonNegativeInt),
-  /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; docs/protocol/tool-calls.md). */
-  acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
-  ...traceFields,
-  /** Feature `decisions`: `arguments` are the ones the approver edited (docs/protocol/decisions.md). */
-  argumentsEdited: z.optional(z.literal(true)),
-  ...toolCallScope,
-});
+const toolCall = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('tool_call'),
+    callId: id,
+    runId: id,
+    toolName: z.string(),
+    /** As the model produced them: an object, a JSON string (possibly double-encoded), `''` or `null`. */
+    arguments: z.optional(z.unknown()),
+    /** `true`: a human approved; `false`: a human rejected (see `reason`); absent: no decision needed yet. */
+    approved: z.optional(z.boolean()),
+    reason: z.optional(z.string()),
+    /** How long the service waits for the result, in milliseconds from receipt. */
+    deadlineMs: z.optional(nonNegativeInt),
+    /** Nesting depth of the run: 0 for a top-level run. */
+    depth: z.optional(nonNegativeInt),
+    /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; docs/protocol/tool-calls.md). */
+    acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
+    ...traceFields(),
+    /** Feature `decisions`: `arguments` are the ones the approver edited (docs/protocol/decisions.md). */
+    argumentsEdited: z.optional(z.literal(true)),
+    ...toolCallScope(),
+  }),
+);
 
-const cancel = z.object({
-  type: z.literal('cancel'),
-  callId: id,
-  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (docs/protocol/deadlines.md)
-});
+const cancel = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('cancel'),
+    callId: id,
+    reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (docs/protocol/deadlines.md)
+  }),
+);
 
 /**
  * `hand_back` (service → client, feature `hand_back`): each named call still waiting for its concurrency key's turn
  * is answered busy, so that another worker takes it (docs/protocol/fleets.md).
  */
-const handBack = z.object({
-  type: z.literal('hand_back'),
-  callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_KEY_WAIT_IDS)),
-});
+const handBack = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('hand_back'),
+    callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_KEY_WAIT_IDS)),
+  }),
+);
 
 /** One result acknowledged (`callId`), or several at once (`callIds`), or both; never neither. */
-const ack = z
-  .object({
-    type: z.literal('ack'),
-    callId: z.optional(id),
-    callIds: z.optional(z.array(id).check(z.minLength(1), z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
-  })
-  .check(
-    z.refine((frame) => frame.callId !== undefined || frame.callIds !== undefined, {
-      message: 'an ack names callId or callIds',
-      path: ['callId'],
-    }),
-  );
+const ack = /* @__PURE__ */ once(() =>
+  z
+    .object({
+      type: z.literal('ack'),
+      callId: z.optional(id),
+      callIds: z.optional(z.array(id).check(z.minLength(1), z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
+    })
+    .check(
+      z.refine((frame) => frame.callId !== undefined || frame.callIds !== undefined, {
+        message: 'an ack names callId or callIds',
+        path: ['callId'],
+      }),
+    ),
+);
 
-const runStarted = z.object({ type: z.literal('run_started'), requestId: id, runId: id });
+const runStarted = /* @__PURE__ */ once(() =>
+  z.object({ type: z.literal('run_started'), requestId: id, runId: id }),
+);
 
 /**
  * `run_event` kinds added after the first six of protocol 1. A service sends one of these only to a client that
@@ -625,31 +688,35 @@ export const RUN_EVENT_KINDS = [
   ...NEGOTIATED_RUN_EVENT_KINDS,
 ] as const;
 
-const runEvent = z.object({
-  type: z.literal('run_event'),
-  runId: id,
-  /** Numbers the run's events from 1 (docs/protocol/run-events.md): a client drops one at or below the highest it has. */
-  seq: z.optional(positiveInt),
-  /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (docs/protocol/run-events.md). */
-  event: z.object({ kind: z.string(), data: z.optional(z.unknown()) }),
-});
+const runEvent = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('run_event'),
+    runId: id,
+    /** Numbers the run's events from 1 (docs/protocol/run-events.md): a client drops one at or below the highest it has. */
+    seq: z.optional(positiveInt),
+    /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (docs/protocol/run-events.md). */
+    event: z.object({ kind: z.string(), data: z.optional(z.unknown()) }),
+  }),
+);
 
-const runResult = z.object({
-  type: z.literal('run_result'),
-  runId: id,
-  status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (docs/protocol/runs.md)
-  finalOutput: z.optional(z.unknown()),
-  error: z.optional(z.string()),
-  /**
-   * Why a `failed` run failed, when the service names it (feature `run_codes`, docs/protocol/runs.md):
-   * `invalid_output` when the final output is not JSON or does not match the agent's `outputSchema`.
-   */
-  code: z.optional(z.string().check(z.maxLength(64))),
-  toolCalls: z.array(runToolCallSchema),
-  turns: nonNegativeInt,
-  /** The kind of model that played the run, when the service says (the stub: `scripted`, `openai-compatible`). */
-  model: z.optional(z.string()),
-});
+const runResult = /* @__PURE__ */ once(() =>
+  z.object({
+    type: z.literal('run_result'),
+    runId: id,
+    status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (docs/protocol/runs.md)
+    finalOutput: z.optional(z.unknown()),
+    error: z.optional(z.string()),
+    /**
+     * Why a `failed` run failed, when the service names it (feature `run_codes`, docs/protocol/runs.md):
+     * `invalid_output` when the final output is not JSON or does not match the agent's `outputSchema`.
+     */
+    code: z.optional(z.string().check(z.maxLength(64))),
+    toolCalls: z.array(runToolCallSchema()),
+    turns: nonNegativeInt,
+    /** The kind of model that played the run, when the service says (the stub: `scripted`, `openai-compatible`). */
+    model: z.optional(z.string()),
+  }),
+);
 
 /**
  * The size a service gave in place of a value it cut to fit a frame: `{ truncated: true, bytes }` and nothing
@@ -664,27 +731,55 @@ export function cutValueBytes(value: unknown): number | undefined {
     : undefined;
 }
 
-/** Runtime schema of every frame the service may send. */
-export const serviceFrameSchema = z.discriminatedUnion('type', [
-  welcome,
-  toolCall,
-  cancel,
-  handBack,
-  ack,
-  runStarted,
-  runEvent,
-  runResult,
-  answer,
-  approvalApplied,
-  ping,
-  pong,
-  errorFrame,
+/** The schema of each frame type the service may send, by type. */
+const SERVICE_FRAMES = new Map<string, () => z.ZodMiniType>([
+  ['welcome', welcome],
+  ['tool_call', toolCall],
+  ['cancel', cancel],
+  ['hand_back', handBack],
+  ['ack', ack],
+  ['run_started', runStarted],
+  ['run_event', runEvent],
+  ['run_result', runResult],
+  ['answer', answer],
+  ['approval_applied', approvalApplied],
+  ['ping', ping],
+  ['pong', pong],
+  ['error', errorFrame],
 ]);
+
+/**
+ * The schema of the service's frames of type `type` (built at the first call for that type), or `undefined` for a
+ * type the service does not send. It parses a frame of its type as {@link serviceFrameSchema} does, with the same
+ * issues: that union hands such a frame to the same schema.
+ */
+export function serviceFrameSchemaOf(type: string): z.ZodMiniType | undefined {
+  return SERVICE_FRAMES.get(type)?.();
+}
+
+/** Runtime schema of every frame the service may send: their union, built at the first call. */
+export const serviceFrameSchema = /* @__PURE__ */ once(() =>
+  z.discriminatedUnion('type', [
+    welcome(),
+    toolCall(),
+    cancel(),
+    handBack(),
+    ack(),
+    runStarted(),
+    runEvent(),
+    runResult(),
+    answer(),
+    approvalApplied(),
+    ping(),
+    pong(),
+    errorFrame(),
+  ]),
+);
 
 /** A frame sent by a client (its runtime schema: {@link clientFrames}`().clientFrameSchema`). */
 export type ClientFrame = z.infer<ClientFrameSchemas['clientFrameSchema']>;
 /** A frame sent by the service. */
-export type ServiceFrame = z.infer<typeof serviceFrameSchema>;
+export type ServiceFrame = z.infer<ReturnType<typeof serviceFrameSchema>>;
 /** Selects one frame type by its `type`. */
 export type FrameOf<F extends { type: string }, T extends F['type']> = Extract<F, { type: T }>;
 
@@ -719,7 +814,7 @@ function buildClientFrames() {
 
   /** JSON-serialisable definition of a tool, as announced to the service. */
   const toolDefinitionSchema = z.object({
-    name: toolName,
+    name: toolName(),
     description: z.string().check(z.minLength(1)),
     parameters: jsonObject,
     needsApproval: z.boolean(),
@@ -752,7 +847,7 @@ function buildClientFrames() {
             ),
         ),
         tags: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(32))),
-        aliases: z.optional(z.array(toolName).check(z.maxLength(16))),
+        aliases: z.optional(z.array(toolName()).check(z.maxLength(16))),
       }),
     ),
     /** Limits across every worker offering the tool (feature `fleet`); an older service ignores it. */
@@ -820,9 +915,9 @@ function buildClientFrames() {
     retryable: z.optional(z.boolean()),
     durationMs: z.optional(z.number().check(z.minimum(0))),
     /** Content parts beside `output` (feature `content`, docs/protocol/call-context.md). */
-    content: z.optional(contentList),
+    content: z.optional(contentList()),
     /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
-    result: z.optional(resultPartSchema),
+    result: z.optional(resultPartSchema()),
   });
 
   const toolsUpdate = z.object({
@@ -846,9 +941,9 @@ function buildClientFrames() {
      */
     userId: z.optional(id),
     /** Feature `run_options`: which tools the model may call. Absent: 'auto'. */
-    toolChoice: z.optional(toolChoiceSchema),
+    toolChoice: z.optional(toolChoiceSchema()),
     /** Feature `run_options`: the caller's data, kept with the run. */
-    metadata: z.optional(runMetadata),
+    metadata: z.optional(runMetadata()),
   });
 
   const runCancel = z.object({
@@ -976,7 +1071,7 @@ function buildClientFrames() {
   const stepResult = z.object({
     type: z.literal('step_result'),
     callId: id,
-    key: stepKey,
+    key: stepKey(),
     result: z.unknown(),
   });
 
@@ -998,9 +1093,9 @@ function buildClientFrames() {
     questionCancel,
     toolEvent,
     stepResult,
-    ping,
-    pong,
-    errorFrame,
+    ping(),
+    pong(),
+    errorFrame(),
   ]);
 
   return { fleetLimitsSchema, toolDefinitionSchema, agentDefinitionSchema, clientFrameSchema };

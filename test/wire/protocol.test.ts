@@ -8,7 +8,7 @@ import { clientFrames, serviceFrameSchema, utf8Length } from '../../src/wire/pro
 const { clientFrameSchema } = clientFrames();
 
 /** The frame types a union of frames declares. */
-const typesOf = (schema: typeof clientFrameSchema | typeof serviceFrameSchema): string[] =>
+const typesOf = (schema: typeof clientFrameSchema | ReturnType<typeof serviceFrameSchema>): string[] =>
   (
     schema._zod.def.options as Array<{
       _zod: { def: { shape: { type: { _zod: { def: { values: string[] } } } } } };
@@ -103,7 +103,7 @@ describe('frame fixtures (test/fixtures/frames)', () => {
       .sort()
       .map((file) => [file, JSON.parse(readFileSync(join(root, dir, file), 'utf8')) as unknown] as const);
   const clientTypes = new Set(typesOf(clientFrameSchema));
-  const serviceTypes = new Set(typesOf(serviceFrameSchema));
+  const serviceTypes = new Set(typesOf(serviceFrameSchema()));
   const valid = read('valid');
   const invalid = read('invalid') as ReadonlyArray<
     readonly [
@@ -454,7 +454,7 @@ describe('refusals state each rule in words (src/wire/issue-text.ts)', () => {
   });
 
   it('has rows for every frame type of both directions', () => {
-    expect(Object.keys(service).sort()).toEqual(typesOf(serviceFrameSchema).sort());
+    expect(Object.keys(service).sort()).toEqual(typesOf(serviceFrameSchema()).sort());
     expect(Object.keys(client).sort()).toEqual(typesOf(clientFrameSchema).sort());
     const covered = (direction: string) =>
       new Set(rows.filter((row) => row[0] === direction).map((row) => row[1]));
@@ -522,7 +522,7 @@ describe('refusals state each rule in words (src/wire/issue-text.ts)', () => {
               walk(field as typeof schema, `${at}.${key}`);
       }
     };
-    walk(serviceFrameSchema as never, 'service');
+    walk(serviceFrameSchema() as never, 'service');
     walk(clientFrameSchema as never, 'client');
     expect(records).toContain('service.steps');
     expect(records).toContain('client.metadata');
