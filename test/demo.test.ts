@@ -75,6 +75,7 @@ describe('the demo (npm start)', () => {
       '✓ ok',
       '{"warehouse":"Berlin","orders":513,"batches":11}',
       'answer [scripted] Exported 513 orders to Berlin in 11 batches.',
+      '2 model turns · 1 tool call (0 not ok)',
     ];
     let from = 0;
     for (const piece of expected) {

@@ -174,11 +174,9 @@ export async function main(
       const scripted = result.model === 'scripted' ? `${pc.dim('[scripted]')} ` : '';
       write(`${pc.bold(pc.green('answer'))} ${scripted}${String(result.finalOutput)}`);
       const failed = result.toolCalls.filter((call) => call.status !== 'ok').length;
-      write(
-        pc.dim(
-          `${result.turns} model turns · ${result.toolCalls.length} tool calls (${failed} not ok) · run ${result.runId}`,
-        ),
-      );
+      const turns = counted(result.turns, 'model turn');
+      const calls = counted(result.toolCalls.length, 'tool call');
+      write(pc.dim(`${turns} · ${calls} (${failed} not ok) · run ${result.runId}`));
     }
     return 0;
   } finally {
@@ -228,6 +226,11 @@ async function serveUi(options: {
 }
 
 /** Resolves with what stopped the UI: the signal's abort, or SIGINT / SIGTERM when there is no signal. */
+/** `1 tool call`, `6 tool calls`: a count with its noun. */
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 function stopped(signal: AbortSignal | undefined): Promise<string> {
   if (signal) {
     return new Promise((resolve) => {
