@@ -1086,7 +1086,8 @@ export interface ToolOptionsBase<
    * included), the `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput`. The
    * time a human takes to approve is not counted. When it runs out, in whichever phase, `ctx.signal` aborts
    * with a `TimeoutError`, the call ends with status `timeout` and the model reads `Error running <name>: timed
-   * out after <n>ms` (or `errorFunction`'s text). Without it, a call ends when it finishes or is cancelled.
+   * out after <n>ms` (or `errorFunction`'s text). With `retry`, each attempt of `execute` gets a budget of its
+   * own. Without it, a call ends when it finishes or is cancelled.
    * @default none
    */
   timeoutMs?: number | undefined;
