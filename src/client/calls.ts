@@ -618,6 +618,18 @@ export class CallRunner implements ExecutionOwner {
       );
   }
 
+  /**
+   * Tools were removed, and the service told (`tools_update`): each call held for one of them whose tool has not
+   * begun (in line for its first slot, or waiting for its key's turn) is answered busy, as a drain answers it, so
+   * that the service gives it to a worker that still offers the tool, or keeps it waiting for one
+   * (docs/protocol/routing.md), rather than the model reading that the tool does not exist. Running calls finish.
+   */
+  toolsRemoved(): void {
+    const { registry } = this.#options;
+    for (const execution of [...this.#held.values()])
+      if (!registry.has(execution.toolName)) this.#giveBack([execution.callId]);
+  }
+
   /** Whether the tool of that name has `concurrency` (its calls may wait at its gate). */
   #isKeyed(toolName: string): boolean {
     return toolInternals(this.#options.registry.get(toolName))?.concurrency !== undefined;

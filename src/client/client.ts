@@ -997,7 +997,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * Removes a tool by name; the service is told at the end of the current task (with the next `addTool()` or
    * `run()` when one comes first), so that `removeTool(name)` then `addTool(newVersion)` replaces the tool without a
    * moment in which the service sees no worker offer it (the calls waiting for it there would end
-   * `unknown_tool`). Calls already running finish. Returns `false` if absent.
+   * `unknown_tool`). Calls already running finish; those held here whose tool has not begun are then answered
+   * busy, so that the service gives them to a worker that still offers the tool. Returns `false` if absent.
    */
   removeTool(name: string): boolean {
     this.#added.delete(name);
@@ -1245,9 +1246,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   #announce(): void {
+    const removal = this.#removalToAnnounce;
     this.#removalToAnnounce = false;
     if (this.#connection.writable)
       this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) });
+    // After the announcement, so that the service does not send them here again.
+    if (removal) this.#calls.toolsRemoved();
   }
 
   // Every way a listener comes or goes (`once` listeners leave through `removeListener`): the call events'

@@ -406,6 +406,41 @@ describe('Client tools and events (msw)', () => {
     expect(connection.frames.filter((frame) => frame.type === 'tools_update')).toHaveLength(1);
   });
 
+  it('hands back a queued call of a removed tool after announcing the removal, and lets the running one finish', async () => {
+    const ends: Array<() => void> = [];
+    const slow = tool({
+      name: 'slow',
+      description: 'Takes its time.',
+      execute: () => new Promise<string>((resolve) => ends.push(() => resolve('done'))),
+    });
+    const { client, connection } = await connected({ tools: [echo, slow], maxConcurrency: 1 });
+    const call = (callId: string) =>
+      connection.send({ type: 'tool_call', callId, runId: 'r1', toolName: 'slow', arguments: {} });
+    call('s1');
+    call('s2');
+    await vi.waitFor(() => expect(client.stats).toMatchObject({ running: 1, queued: 1 }));
+    const update = connection.next('tools_update');
+    expect(client.removeTool('slow')).toBe(true);
+    expect((await update).tools.map((definition) => definition.name)).toEqual(['echo']);
+    ends[0]?.();
+    await vi.waitFor(() => expect(connection.frames.filter((f) => f.type === 'tool_result')).toHaveLength(2));
+    const results = connection.frames.filter((frame) => frame.type === 'tool_result');
+    // Another worker that offers the tool gets s2: the model does not read that the tool does not exist.
+    expect(results).toEqual([
+      {
+        type: 'tool_result',
+        callId: 's2',
+        status: 'error',
+        output: 'Error running slow: the client is busy; try again later',
+        retryable: true,
+      },
+      expect.objectContaining({ callId: 's1', status: 'ok', output: 'done' }),
+    ]);
+    const types = connection.frames.map((frame) => frame.type);
+    expect(types.indexOf('tool_result')).toBeGreaterThan(types.lastIndexOf('tools_update'));
+    expect(ends).toHaveLength(1);
+  });
+
   it('announces the tools at welcome when they changed after the hello went out', async () => {
     const client = makeClient();
     const opened = service.nextConnection();
