@@ -81,8 +81,9 @@ type ClientContext<C, Needed> = ContextOrFunction<C> & NoInfer<ContextOrFunction
 export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * WebSocket URL of the service: a string or a `URL` object (its `href` is used) whose scheme is `ws://` or
-   * `wss://`, in any case (`WSS://` is read as `wss://`). Shown in messages without its userinfo, query and
-   * fragment. @default process.env.TOOLWIRE_URL
+   * `wss://`, in any case (`WSS://` is read as `wss://`), without a fragment (`#…`: refused by `new Client`, as some
+   * runtimes' WebSocket refuses it and others drop it). Shown in messages without its userinfo and query.
+   * @default process.env.TOOLWIRE_URL
    */
   url?: string | URL | undefined;
   /**
@@ -519,8 +520,12 @@ const SIGNAL_OPTIONS: OptionsSpec<{ timeoutMs?: number }> = {
   aliases: { drainTimeoutMs: 'timeoutMs' },
 };
 
-/** A ws:// or wss:// URL, its scheme in any case (schemes are case-insensitive). */
-const WS_URL = /^wss?:\/\/./i;
+/**
+ * A ws:// or wss:// URL, its scheme in any case (schemes are case-insensitive), without a fragment: a `#` (a raw one
+ * starts the fragment anywhere in a URL) is refused by some runtimes' WebSocket and ignored by others, and a URL
+ * copied from the stub's page (`http://…/#key=…`) carries its key there, where it would never be sent.
+ */
+const WS_URL = /^wss?:\/\/[^#]+$/i;
 
 /** The text of a `url` option: a string as given, a `URL` object's `href`; `undefined` for anything else. */
 const urlText = (value: unknown): string | undefined =>
@@ -539,7 +544,7 @@ const isRedactRule = (value: unknown) =>
 const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
   rules: {
     url: {
-      expected: 'a ws:// or wss:// URL',
+      expected: 'a ws:// or wss:// URL without a fragment (#…)',
       test: (value) => WS_URL.test(urlText(value) ?? ''),
       required: true,
       whenMissing: '(or set TOOLWIRE_URL)',

@@ -921,7 +921,7 @@ describe('Client options', () => {
     [
       { url: 'http://x' },
       'invalid_option',
-      'new Client(options): url must be a ws:// or wss:// URL, got "http://x"',
+      'new Client(options): url must be a ws:// or wss:// URL without a fragment (#…), got "http://x"',
     ],
   ])('explains why %j is refused', (extra, code, message) => {
     expect(make(extra)).toThrowError(expect.objectContaining({ name: 'OptionsError', code, message }));
@@ -968,7 +968,7 @@ describe('Client options', () => {
       expect(() => new Client({ apiKey: 'k', tools: [] })).toThrowError(
         new OptionsError(
           'invalid_option',
-          'new Client(options): url must be a ws:// or wss:// URL (or set TOOLWIRE_URL), got undefined',
+          'new Client(options): url must be a ws:// or wss:// URL without a fragment (#…) (or set TOOLWIRE_URL), got undefined',
         ),
       );
       expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(

@@ -51,7 +51,7 @@ describe('the url option', () => {
     expect(() => new Client({ url: url as never, apiKey: 'k', tools: [echo] })).toThrowError(
       new OptionsError(
         'invalid_option',
-        `new Client(options): url must be a ws:// or wss:// URL, got ${shown}`,
+        `new Client(options): url must be a ws:// or wss:// URL without a fragment (#…), got ${shown}`,
       ),
     );
   });
