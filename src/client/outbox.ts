@@ -315,6 +315,8 @@ export class Outbox {
   #index: Map<string, HeldResult> | undefined;
   /** The place in the queue up to which {@link Outbox.#index} holds the results. */
   #indexed = 0;
+  /** The error result {@link Outbox.unsendable} dropped last: `add` returns it for a result dropped as it is written. */
+  #dropped: ToolResultFrame | undefined;
   /** Walks of the queue under way (a flush): meanwhile it is not compacted. */
   #walks = 0;
   /** Counts sockets: an entry is written once per generation. */
@@ -392,7 +394,19 @@ export class Outbox {
     this.#resize(entry);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
-    return entry.frame;
+    // Compared here, not through `isHeld`: a plain call's path enters no function more, and `add` stays small.
+    const { frame } = entry;
+    return frame !== NO_FRAME ? frame : this.#lastFrame(entry, resultFrame);
+  }
+
+  /**
+   * The frame `entry` last had, let go of as `add` wrote it: the error result that replaced it when the socket
+   * refused that too ({@link Outbox.unsendable} dropped it), else `made` (acked at once).
+   */
+  #lastFrame(entry: HeldResult, made: ToolResultFrame): ToolResultFrame {
+    const dropped = this.#dropped;
+    this.#dropped = undefined;
+    return dropped?.callId === entry.callId ? dropped : made;
   }
 
   /**
@@ -475,6 +489,8 @@ export class Outbox {
     const entry = this.#find(frame.callId);
     if (entry === undefined || entry.frame !== frame) return 'not held';
     if (entry.replaced) {
+      // Dropped while `add` writes it: `add` returns this replacement, as the result's last frame.
+      this.#dropped = frame;
       this.ack(frame.callId);
       return 'dropped';
     }

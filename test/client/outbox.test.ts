@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolCallResult, WidgetInvalidInfo } from '../../src/call/types';
-import { HeldResult, Outbox } from '../../src/client/outbox';
+import { HeldResult, Outbox, type ToolResultFrame } from '../../src/client/outbox';
+import { ConnectionError } from '../../src/errors';
 import { Redactor } from '../../src/logger';
 import type { Widget } from '../../src/tool/widget';
 import { encodeFrame } from '../../src/wire/codec';
@@ -407,5 +408,69 @@ describe('Outbox: acks, in a call runner', () => {
     await nextTask();
     expect(echo.ran.filter((callId) => callId === 'first')).toHaveLength(1);
     expect(callIds(sent.slice(-1))).toEqual(['first']);
+  });
+});
+
+describe('Outbox: a result dropped while it is written', () => {
+  it('returns the error result that replaced it when the socket refuses both at once, and holds nothing', () => {
+    const sent: ClientFrame[] = [];
+    const socket = {
+      writable: true,
+      bufferedAmount: 0,
+      maxPayloadBytes: 1_048_576,
+      // As the client's socket does with a frame over the service's limit: reported at once, not sent.
+      send(frame: ClientFrame): boolean {
+        if ((frame as { callId?: string }).callId === 'c1') {
+          outbox.unsendable(frame as ToolResultFrame, 'frame_too_large');
+          return false;
+        }
+        sent.push(frame);
+        return true;
+      },
+    };
+    const outbox = new Outbox({
+      socket,
+      highWaterMarkBytes: 1_000,
+      redactor: new Redactor([]),
+      widgetInvalid: () => {},
+    });
+    expect(outbox.add(callFrame('c1'), ok('one'), 2)).toEqual({
+      type: 'tool_result',
+      callId: 'c1',
+      status: 'error',
+      output: 'The result of echo could not be delivered: it was larger than the service accepts.',
+      durationMs: 2,
+    });
+    expect([outbox.size, outbox.bytes, sent]).toEqual([0, 0, []]);
+    expect(outbox.add(callFrame('c2'), ok('two'), 0)).toMatchObject({ callId: 'c2', output: 'two' });
+    expect(ids(sent)).toEqual(['c2']);
+  });
+
+  it("tells the tool_result event the error result's text, not an empty output", () => {
+    const outputs: string[] = [];
+    const echo = recordsCalls('echo');
+    const { calls } = recording([echo.tool], {
+      socket: {
+        writable: true,
+        bufferedAmount: 0,
+        maxPayloadBytes: 1_048_576,
+        send(frame) {
+          if (frame.type !== 'tool_result' || frame.callId !== 'c1') return true;
+          calls.unsendable(frame, new ConnectionError('frame_too_large', 'over the limit'));
+          return false;
+        },
+      },
+      events: {
+        toolCall() {},
+        toolResult: (info) => outputs.push(info.output),
+        approvalRequested() {},
+        widgetInvalid() {},
+      },
+    });
+    calls.receive({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'echo', arguments: {} });
+    expect([outputs, calls.unacked]).toEqual([
+      ['The result of echo could not be delivered: it was larger than the service accepts.'],
+      0,
+    ]);
   });
 });
