@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ServiceFrame } from '../../src/wire/protocol';
-import { callIds, recording, recordsCalls } from './call-runner-harness';
+import { callIds, nextTask, recording, recordsCalls } from './call-runner-harness';
 
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
@@ -152,5 +152,42 @@ function run(seed: number, steps: number): void {
 describe('Call runner results, against a Map of the results held', () => {
   it('agree over 300 seeded random sequences of calls, re-deliveries, acks, reconnects and unreadable calls', () => {
     for (let seed = 1; seed <= 300; seed++) run(seed, 200);
+  });
+});
+
+describe('Call runner results held while the finished ids forget', () => {
+  it('answers each held call from the outbox, whichever is acked first, and ignores a call acked 5,000 calls back', async () => {
+    const echo = recordsCalls('echo');
+    const { calls, call, sent } = recording([echo.tool], { maxQueue: 30_000 });
+    for (const callId of ['a', 'b', 'c']) call(callId, 'echo');
+    for (let i = 0; i < 25_000; i += 100) {
+      for (let k = i; k < i + 100; k++) call(`n${k}`, 'echo');
+      await nextTask();
+      calls.handle({
+        type: 'ack',
+        callId: `n${i}`,
+        callIds: Array.from({ length: 99 }, (_, k) => `n${i + k + 1}`),
+      });
+    }
+    expect(calls.unacked).toBe(3);
+    const from = sent.length;
+    call('b', 'echo'); // held, its id forgotten: written again
+    call('fresh', 'echo'); // new: runs
+    await nextTask();
+    calls.ack('a'); // the oldest, acked: the oldest held is now b, forgotten too
+    call('c', 'echo');
+    call('a', 'echo'); // acked, forgotten: the service never sends it again; a client runs it (delivery.md)
+    call('n20000', 'echo'); // acked 5,000 calls back: ignored
+    await nextTask();
+    expect(callIds(sent.slice(from))).toEqual(['b', 'fresh', 'c', 'a']);
+    expect(echo.ran.filter((callId) => ['a', 'b', 'c', 'fresh', 'n20000'].includes(callId))).toEqual([
+      'a',
+      'b',
+      'c',
+      'n20000',
+      'fresh',
+      'a',
+    ]);
+    expect(calls.unacked).toBe(4);
   });
 });
