@@ -72,3 +72,132 @@ describe("a service frame's schema", () => {
     expect(serviceFrameSchemaOf('welcome')).toBe(serviceFrameSchemaOf('welcome'));
   });
 });
+
+/*
+ * Many more frames than the fixtures: each fixture (of either direction) changed a few times over, seeded. A field
+ * dropped, added, or given a value of another type or size, `type` set to each frame type of either direction or to a
+ * name of Object.prototype, nested values broken (a result's content parts, a call's steps): what each type's schema
+ * does with such a frame is what the union does, and a frame of a type the service does not send is refused as the
+ * union refused it.
+ */
+
+/** xorshift32: the same frames on every run. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Frame types of both directions, and names no frame has (Object.prototype's among them). */
+const FRAME_TYPES = [
+  ...[
+    'welcome',
+    'tool_call',
+    'cancel',
+    'hand_back',
+    'ack',
+    'run_started',
+    'run_event',
+    'run_result',
+    'answer',
+  ],
+  ...['approval_applied', 'ping', 'pong', 'error', 'hello', 'tool_result', 'run_start', 'step_result'],
+];
+const ODD_TYPES = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '',
+  'WELCOME',
+  'x'.repeat(70),
+];
+/** Values of every JSON type and of sizes near the protocol's bounds. */
+const VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e21,
+  '',
+  'call_1',
+  'a'.repeat(257),
+  'a'.repeat(600),
+  [],
+  [''],
+  ['call_1'],
+  {},
+  { '': 1 },
+  [{ type: 'text', text: 1 }],
+  [{ type: 'image', data: '!!', mediaType: 'image/svg+xml' }],
+  [{ type: 'nope' }],
+  { kind: 1 },
+  { type: 'json' },
+  1024,
+];
+
+/** `value` with one change, at its root or nested. */
+function mutated(value: unknown, random: () => number, depth = 0): unknown {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  if (typeof value !== 'object' || value === null || random() < 0.15)
+    return random() < 0.5 ? pick(VALUES) : value;
+  if (Array.isArray(value)) {
+    const list = [...value];
+    if (list.length > 0 && random() < 0.6) {
+      const at = Math.floor(random() * list.length);
+      list[at] = mutated(list[at], random, depth + 1);
+    } else list.push(pick(VALUES));
+    return list;
+  }
+  const frame = { ...(value as Record<string, unknown>) };
+  const keys = Object.keys(frame);
+  const roll = random();
+  if (roll < 0.2 && keys.length > 0) delete frame[pick(keys)];
+  else if (roll < 0.35)
+    frame[pick(['extra', 'callId', 'content', 'result', 'owed', 'steps', 'traceparent'])] = pick(VALUES);
+  else if (roll < 0.5 && depth === 0) frame.type = pick([...FRAME_TYPES, ...ODD_TYPES]);
+  else if (keys.length > 0) {
+    const key = pick(keys);
+    frame[key] = mutated(frame[key], random, depth + 1);
+  }
+  return frame;
+}
+
+describe('a service frame changed at random', () => {
+  it('is parsed by its type schema as the union parses it, over 3,000 seeded frames', () => {
+    const random = seeded(28);
+    const bases = frames.map(([, , frame]) => frame);
+    let compared = 0;
+    let unknown = 0;
+    for (let i = 0; i < 3000; i++) {
+      let frame = bases[Math.floor(random() * bases.length)];
+      for (let times = 1 + Math.floor(random() * 3); times > 0; times--) frame = mutated(frame, random);
+      const type = (frame as { type?: unknown } | null)?.type;
+      if (typeof type !== 'string') continue;
+      const union = serviceFrameSchema().safeParse(frame, { error: ruleOf });
+      const own = serviceFrameSchemaOf(type)?.safeParse(frame, { error: ruleOf });
+      if (own === undefined) {
+        unknown++;
+        expect(union.error?.issues.map((issue) => [issue.code, issue.path])).toEqual([
+          ['invalid_union', ['type']],
+        ]);
+        continue;
+      }
+      compared++;
+      expect(own.success).toBe(union.success);
+      if (own.success) expect(own.data).toEqual(union.data);
+      else expect(own.error.issues).toEqual(union.error?.issues);
+    }
+    // Both sides were exercised: frames of the service's types, and of types it does not send.
+    expect(compared).toBeGreaterThan(1000);
+    expect(unknown).toBeGreaterThan(500);
+  });
+});
