@@ -2,6 +2,7 @@
  * A `CallRunner` wired to a recording socket, and the tools and waiting calls the tests of its parts
  * (incoming.ts, slots.ts, deadlines.ts, approvals.ts, outbox.ts, call-runner.ts) share.
  */
+import { expect } from 'vitest';
 import { ToolRegistry } from '../../src/call/registry';
 import { CallRunner } from '../../src/client/calls';
 import type { ToolTracing } from '../../src/client/tracing';
@@ -195,4 +196,9 @@ export function argumentsTracer(): { tracing: ToolTracing; recorded: unknown[] }
     }),
   };
   return { tracing, recorded };
+}
+
+/** `expect(actual).toEqual(expected)`, told `where`, asked only when their JSON differs (thousands of steps a test). */
+export function same(actual: unknown, expected: unknown, where: string): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect([actual, where]).toEqual([expected, where]);
 }

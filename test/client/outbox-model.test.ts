@@ -8,23 +8,8 @@ import type { ToolCallResult } from '../../src/call/types';
 import { HeldResult, Outbox, type ToolResultFrame } from '../../src/client/outbox';
 import { Redactor } from '../../src/logger';
 import type { ClientFrame } from '../../src/wire/protocol';
-
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-/** `expect(actual).toEqual(expected)`, told `where`, asked only when their JSON differs (thousands of steps a test). */
-function same(actual: unknown, expected: unknown, where: string): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect([actual, where]).toEqual([expected, where]);
-}
+import { seededRandom } from '../support/tcp-proxy';
+import { same } from './call-runner-harness';
 
 const ok = (output: string): ToolCallResult => ({ status: 'ok', output, durationMs: 0 });
 
@@ -34,7 +19,7 @@ interface Modelled {
 }
 
 function run(seed: number, steps: number): void {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const sent: ClientFrame[] = [];
   const socket = {
@@ -175,7 +160,7 @@ describe('Outbox, against a Map of the results held', () => {
  * written: the outbox is changed in the middle of its own writes and walks.
  */
 function reentrant(seed: number, steps: number): void {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const model = new Map<string, HeldResult>();
   let next = 0;

@@ -5,26 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ServiceFrame } from '../../src/wire/protocol';
-import { callIds, nextTask, recording, recordsCalls } from './call-runner-harness';
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-/** `expect(actual).toEqual(expected)`, told `where`, asked only when their JSON differs (thousands of steps a test). */
-function same(actual: unknown, expected: unknown, where: string): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect([actual, where]).toEqual([expected, where]);
-}
+import { seededRandom } from '../support/tcp-proxy';
+import { callIds, nextTask, recording, recordsCalls, same } from './call-runner-harness';
 
 function run(seed: number, steps: number): void {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   let writable = true;
   const echo = recordsCalls('echo');
