@@ -731,22 +731,29 @@ export function cutValueBytes(value: unknown): number | undefined {
     : undefined;
 }
 
-/** The schema of each frame type the service may send, by type. */
-const SERVICE_FRAMES = new Map<string, () => z.ZodMiniType>([
-  ['welcome', welcome],
-  ['tool_call', toolCall],
-  ['cancel', cancel],
-  ['hand_back', handBack],
-  ['ack', ack],
-  ['run_started', runStarted],
-  ['run_event', runEvent],
-  ['run_result', runResult],
-  ['answer', answer],
-  ['approval_applied', approvalApplied],
-  ['ping', ping],
-  ['pong', pong],
-  ['error', errorFrame],
-]);
+/**
+ * The schema of each frame type the service may send, by type: a record typed by the union's types
+ * ({@link ServiceFrame}), so that a type added to one and not the other does not compile. It inherits nothing: a
+ * type such as `__proto__` or `toString` finds no schema.
+ */
+const SERVICE_FRAMES: Readonly<Record<ServiceFrame['type'], () => z.ZodMiniType>> = Object.assign(
+  Object.create(null) as object,
+  {
+    welcome,
+    tool_call: toolCall,
+    cancel,
+    hand_back: handBack,
+    ack,
+    run_started: runStarted,
+    run_event: runEvent,
+    run_result: runResult,
+    answer,
+    approval_applied: approvalApplied,
+    ping,
+    pong,
+    error: errorFrame,
+  } satisfies Record<ServiceFrame['type'], () => z.ZodMiniType>,
+);
 
 /**
  * The schema of the service's frames of type `type` (built at the first call for that type), or `undefined` for a
@@ -754,7 +761,7 @@ const SERVICE_FRAMES = new Map<string, () => z.ZodMiniType>([
  * issues: that union hands such a frame to the same schema.
  */
 export function serviceFrameSchemaOf(type: string): z.ZodMiniType | undefined {
-  return SERVICE_FRAMES.get(type)?.();
+  return Object.hasOwn(SERVICE_FRAMES, type) ? SERVICE_FRAMES[type as ServiceFrame['type']]() : undefined;
 }
 
 /** Runtime schema of every frame the service may send: their union, built at the first call. */
