@@ -88,9 +88,10 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 143, calls: 184 } as cons
  * `removeTool()` hands back the calls of the tool still waiting for a slot, answered busy, instead of ending them
  * `unknown_tool`); 86,002 B (+17 B, a fix: `new Client` refuses a `url` with a `#` fragment); 86,050 B (+48 B, a fix:
  * a result dropped as it is written, its error result refused too, still tells its `tool_result` event that error
- * result's text).
+ * result's text); 86,067 B (+17 B: "built at first use" is one module, src/once.ts, that the frames' schemas, the
+ * widget schema and the run events' shapes share, where each wrote its own).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_050;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_067;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

@@ -14,6 +14,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { once } from '../once';
 import type { SideEffect } from '../tool/tool';
 import {
   type ContentPart,
@@ -296,7 +297,8 @@ function buildDataShapes(): Readonly<Record<RunEventKind, z.ZodMiniType>> {
   };
 }
 
-let dataShapes: Readonly<Record<RunEventKind, z.ZodMiniType>> | undefined;
+/** Each kind's data shape ({@link buildDataShapes}), built at the first run event. */
+const dataShapes = /* @__PURE__ */ once(buildDataShapes);
 
 const KNOWN: ReadonlySet<string> = new Set(RUN_EVENT_KINDS);
 
@@ -311,8 +313,7 @@ export type NotARunEvent = { unknown: true } | { malformed: string };
 export function toRunEvent(frame: FrameOf<ServiceFrame, 'run_event'>): RunEvent | NotARunEvent {
   const { kind } = frame.event;
   if (!KNOWN.has(kind)) return { unknown: true };
-  dataShapes ??= buildDataShapes();
-  const checked = z.safeParse(dataShapes[kind as RunEventKind], frame.event.data);
+  const checked = z.safeParse(dataShapes()[kind as RunEventKind], frame.event.data);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     return { malformed: `${issue?.path.join('.') || 'data'}: ${issue?.message ?? 'invalid'}` };

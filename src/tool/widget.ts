@@ -9,6 +9,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { once } from '../once';
 import { jsonStringBytes } from '../utf8';
 import { thrownMessage } from './output';
 import { formatPath } from './schema/adapter';
@@ -168,13 +169,8 @@ function buildWidgetSchema(): z.ZodMiniType<Widget> {
   return schema;
 }
 
-let builtWidgetSchema: z.ZodMiniType<Widget> | undefined;
-
 /** The widget schema ({@link buildWidgetSchema}), built at the first call and kept. */
-function widgetSchema(): z.ZodMiniType<Widget> {
-  builtWidgetSchema ??= buildWidgetSchema();
-  return builtWidgetSchema;
-}
+const widgetSchema = /* @__PURE__ */ once(buildWidgetSchema);
 
 /** Result of {@link validateWidget}. `path` is rendered like argument paths (`children[0].label`, `(root)`). */
 export type WidgetValidation = { ok: true; widget: Widget } | { ok: false; path: string; message: string };

@@ -23,23 +23,11 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { once } from '../once';
 import { utf8Length } from '../utf8';
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
 export { utf8Length } from '../utf8';
-
-/**
- * A schema (or a set of field schemas) built at the first call, then the same one at every call: `build` runs once
- * at most. Each is made `@__PURE__`, so that a bundle drops one that nothing calls (the union of the service frames,
- * in a browser page).
- */
-function once<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => {
-    built ??= build();
-    return built;
-  };
-}
 
 /*
  * Field schemas the frames share: ids, counts, JSON objects.
