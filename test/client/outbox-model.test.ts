@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolCallResult } from '../../src/call/types';
-import { HeldResult, Outbox, type ToolResultFrame } from '../../src/client/outbox';
-import { Redactor } from '../../src/logger';
+import { HeldResult, type ToolResultFrame } from '../../src/client/outbox';
 import type { ClientFrame } from '../../src/wire/protocol';
 import { seededRandom } from '../support/tcp-proxy';
 import { same } from './call-runner-harness';
+import { outboxOn } from './outbox-harness';
 
 const ok = (output: string): ToolCallResult => ({ status: 'ok', output, durationMs: 0 });
 
@@ -31,12 +31,7 @@ function run(seed: number, steps: number): void {
       return true;
     },
   };
-  const outbox = new Outbox({
-    socket,
-    highWaterMarkBytes: 1_000_000,
-    redactor: new Redactor([]),
-    widgetInvalid: () => {},
-  });
+  const { outbox } = outboxOn(socket, { highWaterMarkBytes: 1_000_000 });
   const model = new Map<string, Modelled>();
   const everAdded: string[] = [];
   /** Held and not written on this socket yet (added, re-delivered or reconnected while it was not writable). */
@@ -199,12 +194,7 @@ function reentrant(seed: number, steps: number): void {
       return true;
     },
   };
-  const outbox = new Outbox({
-    socket,
-    highWaterMarkBytes: 1_000_000,
-    redactor: new Redactor([]),
-    widgetInvalid: () => {},
-  });
+  const { outbox } = outboxOn(socket, { highWaterMarkBytes: 1_000_000 });
   for (let i = 0; i < steps; i++) {
     const roll = random();
     if (roll < 0.35) add();

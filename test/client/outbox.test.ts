@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ToolCallResult, WidgetInvalidInfo } from '../../src/call/types';
+import type { ToolCallResult } from '../../src/call/types';
 import { HeldResult, Outbox, type ToolResultFrame } from '../../src/client/outbox';
 import { ConnectionError } from '../../src/errors';
-import { Redactor } from '../../src/logger';
 import type { Widget } from '../../src/tool/widget';
 import { encodeFrame } from '../../src/wire/codec';
 import { type ClientFrame, utf8Length } from '../../src/wire/protocol';
 import { callIds, nextTask, recording, recordsCalls } from './call-runner-harness';
+import { fakeSocket, outboxOn } from './outbox-harness';
 
 describe('Outbox, in a call runner', () => {
   it('keeps results for a socket that is not writable and writes them all, in order, once it is', () => {
@@ -23,33 +23,6 @@ describe('Outbox, in a call runner', () => {
     expect(sent).toHaveLength(4);
   });
 });
-
-/** A socket whose buffer and state the test sets, recording what is written. */
-function fakeSocket(maxPayloadBytes = 1_048_576) {
-  const sent: ClientFrame[] = [];
-  return {
-    sent,
-    writable: true,
-    bufferedAmount: 0,
-    maxPayloadBytes,
-    send(frame: ClientFrame): boolean {
-      sent.push(frame);
-      return true;
-    },
-  };
-}
-
-function outboxOn(socket: ReturnType<typeof fakeSocket>, redact: string[] = [], maxBufferedBytes?: number) {
-  const dropped: WidgetInvalidInfo[] = [];
-  const outbox = new Outbox({
-    socket,
-    highWaterMarkBytes: 1_000,
-    ...(maxBufferedBytes === undefined ? {} : { maxBufferedBytes }),
-    redactor: new Redactor(redact),
-    widgetInvalid: (info) => dropped.push(info),
-  });
-  return { outbox, dropped };
-}
 
 /** What the call runner hands the outbox for a call's result. */
 const callFrame = (callId: string): HeldResult => new HeldResult(callId, 'r1', 'echo', {});
@@ -91,7 +64,7 @@ describe('Outbox', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const socket = fakeSocket(1_100);
-      const { outbox } = outboxOn(socket, [], 1_100);
+      const { outbox } = outboxOn(socket, { maxBufferedBytes: 1_100 });
       outbox.add(callFrame('c1'), ok('x'.repeat(2_000)), 0); // cut to 1,100 bytes: written on the empty socket
       expect(utf8Length(encodeFrame(socket.sent[0] as ClientFrame))).toBeLessThanOrEqual(1_100);
       socket.bufferedAmount = 500; // under highWaterMarkBytes, but 500 + ~1,100 is past maxBufferedBytes
@@ -154,7 +127,7 @@ describe('Outbox', () => {
 
   it('redacts the output before cutting it to the frame limit, so no piece of a secret is left', () => {
     const socket = fakeSocket(1_024);
-    const { outbox } = outboxOn(socket, ['secret-key-0123456789']);
+    const { outbox } = outboxOn(socket, { redact: ['secret-key-0123456789'] });
     const output = `${'a'.repeat(490)}secret-key-0123456789${'b'.repeat(2_000)}`;
     const frame = outbox.add(callFrame('c1'), ok(output), 0);
     expect(frame.output).not.toContain('secret');
@@ -193,13 +166,7 @@ describe('Outbox: bytes held', () => {
 
   it('counts the bytes of every result held, through each path that adds, changes or removes one', () => {
     const socket = fakeSocket(4_096);
-    const outbox = new Outbox({
-      socket,
-      highWaterMarkBytes: 1_000,
-      maxBytes: 5_000,
-      redactor: new Redactor([]),
-      widgetInvalid: () => {},
-    });
+    const { outbox } = outboxOn(socket, { maxBytes: 5_000 });
     // Added: counted at least at its real size, and within 106 + 6 per unit of the call id above it.
     const first = outbox.add(callFrame('c1'), ok('é'.repeat(1_000)), 1);
     expect(outbox.bytes).toBeGreaterThanOrEqual(real(first));
@@ -428,12 +395,7 @@ describe('Outbox: a result dropped while it is written', () => {
         return true;
       },
     };
-    const outbox = new Outbox({
-      socket,
-      highWaterMarkBytes: 1_000,
-      redactor: new Redactor([]),
-      widgetInvalid: () => {},
-    });
+    const { outbox } = outboxOn(socket);
     expect(outbox.add(callFrame('c1'), ok('one'), 2)).toEqual({
       type: 'tool_result',
       callId: 'c1',
