@@ -183,15 +183,23 @@ export function queuedBehindOne() {
   return { ...runner, ran: charge.ran };
 }
 
-/** A tracer that records each call's arguments (`call.arguments()`) as its span ends. */
-export function argumentsTracer(): { tracing: ToolTracing; recorded: unknown[] } {
+/**
+ * A tracer that records each call's arguments (`call.arguments()`) as its span ends, after `annotate` (a tracer of
+ * one's own may change what it is handed).
+ */
+export function argumentsTracer(annotate: (args: Record<string, unknown>) => void = () => {}): {
+  tracing: ToolTracing;
+  recorded: unknown[];
+} {
   const recorded: unknown[] = [];
   const tracing: ToolTracing = {
     startCall: (call) => ({
       event() {},
       run: (fn) => fn(),
       end() {
-        recorded.push(call.arguments());
+        const args = call.arguments();
+        annotate(args as Record<string, unknown>);
+        recorded.push(args);
       },
     }),
   };

@@ -747,19 +747,10 @@ describe('a call whose tool awaits something', () => {
   });
 
   it('hands a tracer arguments without a field as an object of its own, which it may change', async () => {
-    const recorded: unknown[] = [];
-    const tracing: ToolTracing = {
-      startCall: (call) => ({
-        event() {},
-        run: (fn) => fn(),
-        end() {
-          const args = call.arguments() as Record<string, unknown>;
-          // A tracer of its own may annotate what it is handed: not the object every waiting call shares.
-          args.traced = true;
-          recorded.push(args);
-        },
-      }),
-    };
+    // A tracer of its own may annotate what it is handed: not the object every waiting call shares.
+    const { tracing, recorded } = argumentsTracer((args) => {
+      args.traced = true;
+    });
     let release = () => {};
     const released = new Promise<void>((resolve) => {
       release = resolve;
