@@ -13,10 +13,11 @@
  * `--cache-sim`: one process of each subject under callgrind with simulated caches (`--cache-sim=yes`: this VM has
  * no hardware cache counters), at `--in-flight 8` (what each of 8 processes has in flight), I1 32 KiB, D1 48 KiB
  * and the last level `--ll 262144,2097152` bytes: the core's 2 MiB L2 whole (1 process) or an eighth of it (8
- * processes taking turns on it). Prints misses per call over `--calls 4000` after a warm-up (the second of two
- * windows), the optimised JavaScript run at least once per 8 calls (in 64-byte cache lines, by source file), and
- * the functions with the most last-level misses (V8's code named by its /tmp/perf-<pid>.map). `--keep DIR` copies
- * each callgrind dump there.
+ * processes taking turns on it), 16-way; a size between powers of two keeps 256 sets and takes more ways (`--ll
+ * 294912`: 288 KiB, 18-way), to read how the misses fall as the cache grows. Prints misses per call over `--calls
+ * 4000` after a warm-up (the second of two windows), the optimised JavaScript run at least once per 8 calls (in
+ * 64-byte cache lines, by source file), and the functions with the most last-level misses (V8's code named by its
+ * /tmp/perf-<pid>.map). `--keep DIR` copies each callgrind dump there (made if missing).
  * `--subjects floor,toolwire` picks the subjects. Each process takes ~2 minutes of one core.
  *
  * What it found at 6314462 is in bench/results/procs.md (written by hand: the runs print, nothing is written): about
@@ -30,7 +31,7 @@
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -316,7 +317,7 @@ async function cacheSim(): Promise<void> {
             '--cache-sim=yes',
             '--I1=32768,8,64',
             '--D1=49152,12,64',
-            `--LL=${ll},16,64`,
+            `--LL=${ll},${Number.isInteger(Math.log2(ll)) ? 16 : ll / (256 * 64)},64`,
             '--dump-instr=yes',
             ...rest,
           ];
@@ -345,7 +346,10 @@ async function cacheSim(): Promise<void> {
       }
       const last = readdirSync(dir).sort().at(-1)!;
       const keep = option('keep', '');
-      if (keep !== '') copyFileSync(join(dir, last), join(keep, `${name}-${ll}-${pid}.callgrind`));
+      if (keep !== '') {
+        mkdirSync(keep, { recursive: true });
+        copyFileSync(join(dir, last), join(keep, `${name}-${ll}-${pid}.callgrind`));
+      }
       const dump = readFileSync(join(dir, last), 'utf8');
       const { events, byFunction } = selfCosts(dump);
       const code = hotCodeLines(dump, calls, pid!);
