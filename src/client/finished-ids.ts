@@ -26,13 +26,54 @@ const MAX_TABLE_WORDS = 65_536;
 const ID_HASH_SEED = (Math.random() * 0x1_0000_0000) >>> 0;
 
 /**
- * A 32-bit hash of a call id, from this process's seed: two UTF-16 units at a time (FNV-1a's multiply on the pair,
- * then its high bits folded into the low ones), then mixed (murmur3's finalizer), so that every bit depends on
- * every character. Each step is a bijection of the state, so ids of one length that differ in one character never
- * share a hash. A pair per multiply: a 41-character id (`call_` and a UUID, as services make them) costs about half
- * what a character per multiply did.
+ * The UTF-16 units of an id that {@link sampledIdHash} reads: its last 16. Those of a `call_` and a UUID (as services
+ * make ids) are 15 random hex digits and a dash; reading each unit (`charCodeAt`) is most of what a hash costs.
  */
-function hashCallId(id: string): number {
+const SAMPLED_UNITS = 16;
+
+/**
+ * The taken words a question or an insert may pass in a table of sampled hashes before the table hashes its ids
+ * whole ({@link FinishedIds}): ids that differ only in units the sample leaves out share a sampled hash, and would
+ * make one run of the table that each of them walks (quadratic). Ids of distinct samples, whose seeded hashes are as
+ * good as whole ones, rarely pass this many: in a table under a third full (as it stays), linear probing's estimate
+ * (a·e^(1-a))^48 at a = 1/3 is under 10^-10 an insert.
+ */
+const LONGEST_SAMPLED_PROBE = 48;
+
+/**
+ * The hash of a call id that a {@link FinishedIds} takes first: of its length and of its last
+ * {@link SAMPLED_UNITS} units, from this process's seed; about half the cost of hashing a 41-unit id whole. FNV-1a's
+ * step on two UTF-16 units at once (its multiply on the pair, then its high bits folded into the low ones), then
+ * murmur3's finalizer, so that every bit of the hash depends on every unit read. Each step is a bijection of the
+ * state, so ids of one length that differ in one unit read never share a hash. Never negative (its sign bit clear):
+ * a hash taken before a table turned to {@link fullIdHash} is told from one taken after.
+ *
+ * The loop is written again in {@link fullIdHash} rather than shared: a call's path enters one function to hash its
+ * id, as before (bench/trip.ts).
+ */
+export function sampledIdHash(id: string): number {
+  const length = id.length;
+  let hash = ID_HASH_SEED ^ 0x811c9dc5;
+  let i = length > SAMPLED_UNITS ? length - SAMPLED_UNITS : 0;
+  for (; i + 1 < length; i += 2) {
+    hash = Math.imul(hash ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193);
+    hash ^= hash >>> 15;
+  }
+  if (i < length) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  hash ^= length;
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) & 0x7fff_ffff;
+}
+
+/**
+ * The hash of a call id over all its units, as {@link sampledIdHash} hashes those it reads, that a
+ * {@link FinishedIds} takes once ids sharing a sampled hash have made a long run in its table. Always negative (its
+ * sign bit set).
+ */
+export function fullIdHash(id: string): number {
   const length = id.length;
   let hash = ID_HASH_SEED ^ 0x811c9dc5;
   let i = 0;
@@ -46,7 +87,7 @@ function hashCallId(id: string): number {
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
   hash = Math.imul(hash, 0xc2b2ae35);
-  return hash ^ (hash >>> 16);
+  return (hash ^ (hash >>> 16)) | 0x8000_0000;
 }
 
 /**
@@ -63,6 +104,13 @@ function hashCallId(id: string): number {
  * words, so that a client that runs few calls keeps little) and when a generation is forgotten; it grows in the
  * first calls, so that the code that makes it has run long before the first generation is forgotten (V8 then keeps
  * the optimised code of `add`).
+ *
+ * Ids are hashed by a sample of their units ({@link sampledIdHash}) until a question or an insert passes more than
+ * {@link LONGEST_SAMPLED_PROBE} taken words: ids that differ only outside the sample (by chance, or chosen by a
+ * service) share a hash, and only they make runs that long. From then on the table hashes ids whole
+ * ({@link fullIdHash}, those it holds hashed again once), seeded: a service cannot choose ids that share a hash. So
+ * however the ids are chosen, no question or insert passes more than that many words while ids are sampled, and
+ * runs stay as short as under random hashes once they are not (test/client/finished-ids.test.ts counts them).
  */
 export class FinishedIds {
   /** The ids in the order they finished: the `n`th (from 0) at `n % RING_IDS`. */
@@ -77,26 +125,38 @@ export class FinishedIds {
   #oldest = 0;
   /** The number of ids at which the table is made again, before the next one is added. */
   #remakeAt = FIRST_TABLE_WORDS / 4;
+  /** The ids are hashed whole ({@link fullIdHash}): a long run was read in the table of their sampled hashes. */
+  #full = false;
+  /** The hash of an id once they are hashed whole: {@link fullIdHash}, or the hash a test gave. */
+  readonly #fullHash: (id: string) => number;
   /**
    * The hash of an id, as {@link FinishedIds.has} and {@link FinishedIds.add} take it: a call asked about on arrival
    * keeps it until it is added (hashing a call id costs about as much as the rest of a question). The hash function
-   * itself, not a method around it.
+   * itself, not a method around it: {@link sampledIdHash}, then {@link fullIdHash} once a long run was read.
    */
-  readonly hashOf: (id: string) => number;
+  hashOf: (id: string) => number;
 
-  /** `hash`: for tests, to make ids collide (without it, {@link hashCallId}). */
-  constructor(hash: (id: string) => number = hashCallId) {
-    this.hashOf = hash;
+  /** `hash`: for tests, to make ids collide (without it, {@link sampledIdHash} then {@link fullIdHash}). */
+  constructor(hash?: (id: string) => number) {
+    this.hashOf = hash ?? sampledIdHash;
+    this.#fullHash = hash ?? fullIdHash;
   }
 
-  /** Whether `id` (of hash `hash`, {@link FinishedIds.hashOf}) is one of the remembered ids. */
+  /**
+   * Whether `id` (of hash `hash`, {@link FinishedIds.hashOf}) is one of the remembered ids. A question that passes a
+   * long run of sampled hashes turns the table to whole ones (see {@link FinishedIds}).
+   */
   has(id: string, hash: number = this.hashOf(id)): boolean {
     const tag = hash & TAG_BITS;
     const table = this.#table;
     const mask = table.length - 1;
-    for (let at = hash & mask; ; at = (at + 1) & mask) {
+    const first = hash & mask;
+    for (let at = first; ; at = (at + 1) & mask) {
       const word = table[at] as number;
-      if (word === 0) return false;
+      if (word === 0) {
+        if (((at - first) & mask) > LONGEST_SAMPLED_PROBE && !this.#full) this.#hashWhole();
+        return false;
+      }
       if ((word & TAG_BITS) === tag && this.#ring[(word & PLACE_BITS) - 1] === id) return true;
     }
   }
@@ -108,12 +168,30 @@ export class FinishedIds {
   add(id: string, hash: number = this.hashOf(id)): number {
     const count = this.#count;
     if (count === this.#remakeAt) this.#remake();
+    // A sampled hash taken before the ids were hashed whole (while its call ran) is taken again.
+    if (hash >= 0 && this.#full) hash = this.hashOf(id);
     const place = count % RING_IDS;
     this.#ring[place] = id;
     this.#hashes[place] = hash;
-    insert(this.#table, hash, place);
     this.#count = count + 1;
+    if (insert(this.#table, hash, place) > LONGEST_SAMPLED_PROBE && !this.#full) this.#hashWhole();
     return count;
+  }
+
+  /**
+   * The words of the longest run of taken words in the table: a question reads at most one more, an insert as many.
+   * For tests.
+   */
+  longestRun(): number {
+    const table = this.#table;
+    let longest = 0;
+    let run = 0;
+    // Twice round, for a run that wraps past the end.
+    for (let i = 0; i < 2 * table.length; i++) {
+      run = table[i % table.length] === 0 ? 0 : run + 1;
+      longest = Math.max(longest, run);
+    }
+    return Math.min(longest, table.length);
   }
 
   /** Whether the id added as number `number` ({@link FinishedIds.add}) is still remembered. */
@@ -135,11 +213,7 @@ export class FinishedIds {
     if (oldest !== this.#oldest || words !== this.#table.length) {
       this.#oldest = oldest;
       this.#table = new Int32Array(words);
-      const hashes = this.#hashes;
-      for (let n = oldest; n < count; n++) {
-        const place = n % RING_IDS;
-        insert(this.#table, hashes[place] as number, place);
-      }
+      if (this.#fill() > LONGEST_SAMPLED_PROBE && !this.#full) this.#hashWhole();
     }
     const nextGeneration = (generations + 1) * REMEMBERED_CALL_IDS;
     this.#remakeAt = words < MAX_TABLE_WORDS ? Math.min(nextGeneration, oldest + words / 4) : nextGeneration;
@@ -151,12 +225,44 @@ export class FinishedIds {
       this.#hashes = grown;
     }
   }
+
+  /** Inserts the ids remembered into the (empty) table; returns the most words an insert read. */
+  #fill(): number {
+    const table = this.#table;
+    const hashes = this.#hashes;
+    let longest = 0;
+    for (let n = this.#oldest; n < this.#count; n++) {
+      const place = n % RING_IDS;
+      longest = Math.max(longest, insert(table, hashes[place] as number, place));
+    }
+    return longest;
+  }
+
+  /** Hashes the ids whole from now on ({@link fullIdHash}): those remembered again, and the table made again. */
+  #hashWhole(): void {
+    this.#full = true;
+    const hashOf = this.#fullHash;
+    this.hashOf = hashOf;
+    const ring = this.#ring;
+    const hashes = this.#hashes;
+    for (let n = this.#oldest; n < this.#count; n++) {
+      const place = n % RING_IDS;
+      hashes[place] = hashOf(ring[place] as string);
+    }
+    this.#table.fill(0);
+    this.#fill();
+  }
 }
 
-/** Puts the id at `place` in the ring, of hash `hash`, in the first free word from its own (linear probing). */
-function insert(table: Int32Array, hash: number, place: number): void {
+/**
+ * Puts the id at `place` in the ring, of hash `hash`, in the first free word from its own (linear probing). Returns
+ * the words it passed.
+ */
+function insert(table: Int32Array, hash: number, place: number): number {
   const mask = table.length - 1;
-  let at = hash & mask;
+  const first = hash & mask;
+  let at = first;
   while (table[at] !== 0) at = (at + 1) & mask;
   table[at] = (hash & TAG_BITS) | (place + 1);
+  return (at - first) & mask;
 }

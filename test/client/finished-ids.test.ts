@@ -4,7 +4,7 @@
  * collide often, so that the string comparisons and the long runs of the table are taken.
  */
 import { describe, expect, it } from 'vitest';
-import { FinishedIds } from '../../src/client/finished-ids';
+import { FinishedIds, fullIdHash, sampledIdHash } from '../../src/client/finished-ids';
 import { seededRandom as random } from '../support/tcp-proxy';
 
 /** Two generations of 10,000: the newest and the one before. */
@@ -83,18 +83,75 @@ describe('FinishedIds', () => {
     ]);
   });
 
-  it('hashes ids of one length that differ in one character apart, at every place (odd and even lengths)', () => {
-    const hashOf = new FinishedIds().hashOf;
+  it.each([
+    ['whole', fullIdHash, Number.POSITIVE_INFINITY],
+    ['by their last 16 units', sampledIdHash, 16],
+  ])('hashes ids of one length that differ in one unit it reads apart (%s)', (_, hashOf, read) => {
     for (const id of [
       'call_4f1c2a9e-7b3d-4c1a-9e2f-0a1b2c3d4e5f',
       'call_4f1c2a9e-7b3d-4c1a-9e2f-0a1b2c3d4e5',
     ]) {
       const hashes = new Set([hashOf(id)]);
-      for (let at = 0; at < id.length; at++)
+      let changed = 0;
+      for (let at = Math.max(0, id.length - read); at < id.length; at++)
         for (const unit of ['0', '7', 'f', '-', '\u00e9', '\ud83d'])
-          if (id[at] !== unit) hashes.add(hashOf(id.slice(0, at) + unit + id.slice(at + 1)));
-      expect(hashes.size).toBe(1 + id.length * 6 - [...id].filter((c) => '07f-'.includes(c)).length);
+          if (id[at] !== unit) {
+            hashes.add(hashOf(id.slice(0, at) + unit + id.slice(at + 1)));
+            changed++;
+          }
+      expect(hashes.size).toBe(1 + changed);
     }
+  });
+
+  it('hashes ids whole once ids that share their last 16 units make a long run, and keeps every run short', () => {
+    const ids = new FinishedIds();
+    // 41 units, as a `call_` and a UUID: only the 8 units after `call_` differ, the last 16 are the same.
+    const idOf = (n: number) => `call_${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+    expect(new Set([idOf(1), idOf(2)].map(sampledIdHash)).size).toBe(1);
+    for (let n = 0; n < 10; n++) ids.add(idOf(n));
+    expect(ids.hashOf).toBe(sampledIdHash);
+    const longest: number[] = [];
+    for (let n = 10; n < 15_000; n++) {
+      const id = idOf(n);
+      // As the runner does: the hash taken on arrival is the one the id is added under, when its call ends.
+      const hash = ids.hashOf(id);
+      expect(ids.has(id, hash)).toBe(false);
+      ids.add(id, hash);
+      // A question reads at most one word past the run it lands in, an insert as many as the run.
+      if (n < 200 || n % 500 === 0) longest.push(ids.longestRun());
+    }
+    // While sampled: up to the insert that passed 48 words (then the ids were hashed whole). Whole, in a table at
+    // most a third full: runs of a few words (without the switch, one run of 14,000).
+    expect(Math.max(...longest)).toBeLessThanOrEqual(49);
+    expect(Math.max(...longest.slice(200))).toBeLessThanOrEqual(40);
+    expect(ids.hashOf).toBe(fullIdHash);
+    const wrong: number[] = [];
+    for (let n = 0; n < 20_000; n++) if (ids.has(idOf(n)) !== n < 15_000) wrong.push(n);
+    expect(wrong).toEqual([]);
+  });
+
+  it('takes again a sampled hash taken before the ids were hashed whole', () => {
+    const ids = new FinishedIds();
+    const idOf = (n: number) => `call_${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+    // A call arrives (its sampled hash taken), then others that share its sample finish while it runs.
+    const early = idOf(99_999);
+    const earlyHash = ids.hashOf(early);
+    for (let n = 0; n < 100; n++) ids.add(idOf(n));
+    expect(ids.hashOf).toBe(fullIdHash);
+    ids.add(early, earlyHash);
+    expect([ids.has(early), ids.has(idOf(0)), ids.has(idOf(100))]).toEqual([true, true, false]);
+  });
+
+  it('keeps hashing by the sample while ids differ in their last 16 units', () => {
+    const ids = new FinishedIds();
+    const next = random(11);
+    const hex = () =>
+      Math.floor(next() * 0x1_0000_0000)
+        .toString(16)
+        .padStart(8, '0');
+    for (let n = 0; n < 30_000; n++)
+      ids.add(`call_${hex()}-${hex().slice(4)}-4${hex().slice(5)}-${hex()}${hex()}`);
+    expect(ids.hashOf).toBe(sampledIdHash);
   });
 
   it('tells apart ids of one hash, and the empty id', () => {
