@@ -756,7 +756,8 @@ export class Redactor {
    * `AbortController.abort()`, which its owner still holds). For the errors toolwire hands to its caller, emits or
    * logs, whose messages may quote a URL, a service's words or a tool's arguments.
    *
-   * - An `Error`: its `name`, `message`, `stack` and `code`, and those of the errors of its `cause` chain and an
+   * - An `Error`: its `name`, `message`, `stack`, `code` and other own enumerable fields (`hostname`, `path`, …),
+   *   and those of the errors of its `cause` chain and an
    *   `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read. An error in which,
    *   or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's `name` hold), its
    *   own properties, the matched fields redacted, its `cause` and `errors` the redacted ones (a `cause` that is no
@@ -819,8 +820,8 @@ export class Redactor {
    */
   #errorPlan(item: Error): ErrorPlan {
     const plan: ErrorPlan = { fields: new Map(), cause: NONE, errors: undefined, inner: [], copy: false };
-    const fields = item as Error & { code?: unknown };
-    for (const key of ['name', 'message', 'stack', 'code'] as const) {
+    const fields = item as unknown as Record<string, unknown>;
+    for (const key of errorFields(item)) {
       try {
         if (!(key in item)) continue;
         const value = fields[key];
@@ -974,7 +975,8 @@ const NONE: unique symbol = Symbol('none');
 
 /** What {@link Redactor.error} found in one error of a chain. */
 interface ErrorPlan {
-  /** `name`, `message`, `stack`, `code` as the copy shows them (those the error has and could be read). */
+  /** `name`, `message`, `stack`, `code` and the other own enumerable fields as the copy shows them (those the error
+   * has and could be read). */
   fields: Map<string, unknown>;
   /** The cause as the copy holds it (an `Error` is swapped for its copy, if it has one), or {@link NONE}. */
   cause: unknown;
@@ -1001,6 +1003,20 @@ function copyOwn(error: Error): Error {
     Object.defineProperty(copy, key, descriptor);
   }
   return copy;
+}
+
+/** The error's fields a redacted copy must show redacted: the standard ones (inherited too), then every other own
+ * enumerable field but `cause` and `errors` (read as the chain): a runtime's error carries what it failed on in
+ * such fields (`hostname` of `getaddrinfo ENOTFOUND`, `path`, `address`), which `console.error(error)` prints. */
+function errorFields(error: Error): string[] {
+  const keys = ['name', 'message', 'stack', 'code'];
+  try {
+    for (const key of Object.keys(error))
+      if (!keys.includes(key) && key !== 'cause' && key !== 'errors') keys.push(key);
+  } catch {
+    // a Proxy whose ownKeys trap throws: the standard fields alone
+  }
+  return keys;
 }
 
 /** Sets `key` on a copy made by {@link copyOwn} unless it reads so already (through its prototype, say). */

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { OptionsError } from '../src/errors';
 import { redactingLogger, scopedLogger } from '../src/logger';
@@ -291,6 +292,25 @@ describe('Redactor', () => {
     expect(error.cause).toMatchObject({ message: `cause ${REDACTED}`, code: `E_${REDACTED}` });
     expect([original.message, original.stack, original.cause]).toEqual(['top s3cret', stack, cause]);
     expect([cause.message, cause.code]).toEqual(['cause s3cret', 'E_s3cret']);
+  });
+
+  it("redacts a cause's other fields, such as the hostname of getaddrinfo ENOTFOUND", () => {
+    const redactor = new Redactor(['sk-live-Ab3dEf9hIjKl']);
+    const cause = Object.assign(new Error('getaddrinfo ENOTFOUND sk-live-ab3def9hijkl.invalid'), {
+      code: 'ENOTFOUND',
+      hostname: 'sk-live-ab3def9hijkl.invalid',
+      details: { url: 'ws://sk-live-Ab3dEf9hIjKl.invalid/' },
+      port: 443,
+    });
+    const error = redactor.error(new Error('host not found', { cause }));
+    expect(error.cause).toMatchObject({
+      code: 'ENOTFOUND',
+      hostname: `${REDACTED}.invalid`,
+      details: { url: `ws://${REDACTED}.invalid/` },
+      port: 443,
+    });
+    expect(cause.hostname).toBe('sk-live-ab3def9hijkl.invalid');
+    expect(inspect(error, { depth: 5 }).toLowerCase()).not.toContain('sk-live');
   });
 
   it('gives back the same error, its causes and a plain-object cause, when nothing needs redacting', () => {
