@@ -148,9 +148,10 @@ describe('npm pack in a fresh clone', () => {
     ]);
   });
 
-  // Two builds of the one source (tsup.config.ts): 1.02 MB when the Node build came, 0.87 MB before it.
-  it('packs into at most 1.2 MB', () => {
-    expect(packed.size).toBeLessThanOrEqual(1_200_000);
+  // Two builds of the one source (tsup.config.ts): 1.02 MB when the Node build came, 0.87 MB before it; 1.20 MB on
+  // 2026-12-07 (the Node chunks, ESM and CommonJS, 0.81 and 0.89 MB unpacked; the stub's 0.5 MB each; types 0.54 MB).
+  it('packs into at most 1.25 MB', () => {
+    expect(packed.size).toBeLessThanOrEqual(1_250_000);
   });
 
   // V8 holds a module's source for as long as the program runs: as Latin-1 when every character fits, else as
