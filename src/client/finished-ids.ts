@@ -41,20 +41,15 @@ const SAMPLED_UNITS = 16;
 const LONGEST_SAMPLED_PROBE = 48;
 
 /**
- * The hash of a call id that a {@link FinishedIds} takes first: of its length and of its last
- * {@link SAMPLED_UNITS} units, from this process's seed; about half the cost of hashing a 41-unit id whole. FNV-1a's
- * step on two UTF-16 units at once (its multiply on the pair, then its high bits folded into the low ones), then
- * murmur3's finalizer, so that every bit of the hash depends on every unit read. Each step is a bijection of the
- * state, so ids of one length that differ in one unit read never share a hash. Never negative (its sign bit clear):
- * a hash taken before a table turned to {@link fullIdHash} is told from one taken after.
- *
- * The loop is written again in {@link fullIdHash} rather than shared: a call's path enters one function to hash its
- * id, as before (bench/trip.ts).
+ * A 32-bit hash of the units of `id` from `from` on and of its length, from this process's seed: FNV-1a's step on two
+ * UTF-16 units at once (its multiply on the pair, then its high bits folded into the low ones), then murmur3's
+ * finalizer, so that every bit of the hash depends on every unit read. Each step is a bijection of the state, so ids
+ * of one length that differ in one unit read never share a hash.
  */
-export function sampledIdHash(id: string): number {
+function seededHash(id: string, from: number): number {
   const length = id.length;
   let hash = ID_HASH_SEED ^ 0x811c9dc5;
-  let i = length > SAMPLED_UNITS ? length - SAMPLED_UNITS : 0;
+  let i = from;
   for (; i + 1 < length; i += 2) {
     hash = Math.imul(hash ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193);
     hash ^= hash >>> 15;
@@ -65,29 +60,25 @@ export function sampledIdHash(id: string): number {
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
   hash = Math.imul(hash, 0xc2b2ae35);
-  return (hash ^ (hash >>> 16)) & 0x7fff_ffff;
+  return hash ^ (hash >>> 16);
 }
 
 /**
- * The hash of a call id over all its units, as {@link sampledIdHash} hashes those it reads, that a
- * {@link FinishedIds} takes once ids sharing a sampled hash have made a long run in its table. Always negative (its
- * sign bit set).
+ * The hash of a call id that a {@link FinishedIds} takes first: of its length and its last {@link SAMPLED_UNITS}
+ * units ({@link seededHash}), about half the cost of hashing a 41-unit id whole. Never negative (its sign bit clear):
+ * a hash taken before a table turned to {@link fullIdHash} is told from one taken after.
+ */
+export function sampledIdHash(id: string): number {
+  const length = id.length;
+  return seededHash(id, length > SAMPLED_UNITS ? length - SAMPLED_UNITS : 0) & 0x7fff_ffff;
+}
+
+/**
+ * The hash of a call id over all its units ({@link seededHash}), that a {@link FinishedIds} takes once ids sharing a
+ * sampled hash have made a long run in its table. Always negative (its sign bit set).
  */
 export function fullIdHash(id: string): number {
-  const length = id.length;
-  let hash = ID_HASH_SEED ^ 0x811c9dc5;
-  let i = 0;
-  for (; i + 1 < length; i += 2) {
-    hash = Math.imul(hash ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193);
-    hash ^= hash >>> 15;
-  }
-  if (i < length) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  hash ^= length;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  return (hash ^ (hash >>> 16)) | 0x8000_0000;
+  return seededHash(id, 0) | 0x8000_0000;
 }
 
 /**
