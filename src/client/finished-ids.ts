@@ -134,10 +134,13 @@ export class FinishedIds {
   }
 
   /**
-   * Whether `id` (of hash `hash`, {@link FinishedIds.hashOf}) is one of the remembered ids. A question that passes a
-   * long run of sampled hashes turns the table to whole ones (see {@link FinishedIds}).
+   * Whether `id` (of hash `hash`, {@link FinishedIds.hashOf}, taken now or kept from before the ids were hashed
+   * whole) is one of the remembered ids. A question that passes a long run of sampled hashes turns the table to whole
+   * ones (see {@link FinishedIds}).
    */
   has(id: string, hash: number = this.hashOf(id)): boolean {
+    // A sampled hash taken before the ids were hashed whole (a call's, kept since it arrived) is taken again.
+    if (hash >= 0 && this.#full) hash = this.hashOf(id);
     const tag = hash & TAG_BITS;
     const table = this.#table;
     const mask = table.length - 1;
