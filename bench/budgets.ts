@@ -92,9 +92,11 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 144, calls: 185 } as cons
  * result's text); 86,067 B (+17 B: "built at first use" is one module, src/once.ts, that the frames' schemas, the
  * widget schema and the run events' shapes share, where each wrote its own); 86,290 B (+223 B: finished call ids are
  * hashed by their last 16 units, whole once ids sharing those make a long run: ~590 instructions less a call); 86,328 B
- * (+38 B, a fix: an error's other own fields, a runtime's `hostname` say, are redacted too).
+ * (+38 B, a fix: an error's other own fields, a runtime's `hostname` say, are redacted too); 86,444 B (+116 B, fixes:
+ * an error's symbol-keyed fields, its `errors` field, an error held in a field, and a hash kept from before finished
+ * ids were hashed whole).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_328;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_444;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

@@ -756,9 +756,11 @@ export class Redactor {
    * `AbortController.abort()`, which its owner still holds). For the errors toolwire hands to its caller, emits or
    * logs, whose messages may quote a URL, a service's words or a tool's arguments.
    *
-   * - An `Error`: its `name`, `message`, `stack`, `code` and other own enumerable fields (`hostname`, `path`, …),
-   *   and those of the errors of its `cause` chain and an
-   *   `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read. An error in which,
+   * - An `Error`: its `name`, `message`, `stack`, `code` and other own enumerable fields (`hostname`, `path`, …,
+   *   symbol-keyed too; one whose key holds a secret is left off the copy; an error held in one is read for the same
+   *   fields, and goes as {@link Redactor.value} writes it if it holds a secret), and those of the errors of its
+   *   `cause` chain and an `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read.
+   *   An error in which,
    *   or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's `name` hold), its
    *   own properties, the matched fields redacted, its `cause` and `errors` the redacted ones (a `cause` that is no
    *   `Error` as {@link Redactor.value} copies it). Any other error of the chain is kept as it is, by identity.
@@ -806,6 +808,7 @@ export class Redactor {
     const swap = (value: unknown): unknown => (value instanceof Error ? (copies.get(value) ?? value) : value);
     for (const [item, copy] of copies) {
       const plan = plans.get(item) as ErrorPlan;
+      for (const key of plan.dropped) delete (copy as unknown as Record<PropertyKey, unknown>)[key];
       for (const [key, value] of plan.fields) setOwn(copy, key, value);
       if (plan.cause !== NONE) setOwn(copy, 'cause', swap(plan.cause));
       if (plan.errors !== undefined) setOwn(copy, 'errors', plan.errors.map(swap));
@@ -819,16 +822,33 @@ export class Redactor {
    * own sake. A field whose getter throws is left out: nothing could read it, on the error or on a copy.
    */
   #errorPlan(item: Error): ErrorPlan {
-    const plan: ErrorPlan = { fields: new Map(), cause: NONE, errors: undefined, inner: [], copy: false };
-    const fields = item as unknown as Record<string, unknown>;
-    for (const key of errorFields(item)) {
+    const plan: ErrorPlan = {
+      fields: new Map(),
+      dropped: [],
+      cause: NONE,
+      errors: undefined,
+      inner: [],
+      copy: false,
+    };
+    const fields = item as unknown as Record<PropertyKey, unknown>;
+    let keys: PropertyKey[] = [...STANDARD_FIELDS];
+    try {
+      keys = keys.concat(ownFields(item));
+    } catch {
+      // Its keys cannot be read (a Proxy whose `ownKeys` trap throws): nor can a copy be made, and it is unreadable.
+      plan.copy = true;
+    }
+    for (const key of keys) {
       try {
         if (!(key in item)) continue;
         const value = fields[key];
         const redacted =
           typeof value === 'string' ? this.text(value) : this.#holds(value, []) ? this.value(value) : value;
-        plan.fields.set(key, redacted);
-        if (redacted !== value) plan.copy = true;
+        // A field whose key holds a secret is left off the copy.
+        const dropped = !STANDARD_FIELDS.has(key) && this.#holds(key, []);
+        if (dropped) plan.dropped.push(key);
+        else plan.fields.set(key, redacted);
+        if (dropped || redacted !== value) plan.copy = true;
       } catch {
         // a getter that throws
       }
@@ -893,6 +913,9 @@ export class Redactor {
     if (value instanceof Error) {
       const { code } = value as { code?: unknown };
       const parts = [String(value.name), String(value.message), value.stack, code, value.cause];
+      // Its other fields, as Redactor.error reads them: a secret there (or in their keys) makes it go whole.
+      for (const key of ownFields(value))
+        parts.push(key, (value as unknown as Record<PropertyKey, unknown>)[key]);
       return any(value instanceof AggregateError ? [...parts, value.errors] : parts);
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;
@@ -977,7 +1000,9 @@ const NONE: unique symbol = Symbol('none');
 interface ErrorPlan {
   /** `name`, `message`, `stack`, `code` and the other own enumerable fields as the copy shows them (those the error
    * has and could be read). */
-  fields: Map<string, unknown>;
+  fields: Map<PropertyKey, unknown>;
+  /** Its own fields whose key (a symbol's description too) holds a secret: left off the copy. */
+  dropped: PropertyKey[];
   /** The cause as the copy holds it (an `Error` is swapped for its copy, if it has one), or {@link NONE}. */
   cause: unknown;
   /** An `AggregateError`'s inner errors, as {@link ErrorPlan.cause}. */
@@ -1005,24 +1030,30 @@ function copyOwn(error: Error): Error {
   return copy;
 }
 
-/** The error's fields a redacted copy must show redacted: the standard ones (inherited too), then every other own
- * enumerable field but `cause` and `errors` (read as the chain): a runtime's error carries what it failed on in
- * such fields (`hostname` of `getaddrinfo ENOTFOUND`, `path`, `address`), which `console.error(error)` prints. */
-function errorFields(error: Error): string[] {
-  const keys = ['name', 'message', 'stack', 'code'];
-  try {
-    for (const key of Object.keys(error))
-      if (!keys.includes(key) && key !== 'cause' && key !== 'errors') keys.push(key);
-  } catch {
-    // a Proxy whose ownKeys trap throws: the standard fields alone
-  }
-  return keys;
+/** The fields every error is read for, own or inherited; the others are its own enumerable ones ({@link ownFields}). */
+const STANDARD_FIELDS: ReadonlySet<PropertyKey> = new Set(['name', 'message', 'stack', 'code']);
+
+/**
+ * The error's own enumerable fields (string and symbol keys) beside `name`, `message`, `stack` and `code`, but `cause`
+ * and an `AggregateError`'s `errors` (read as the chain): a runtime's error carries what it failed on in such fields
+ * (`hostname` of `getaddrinfo ENOTFOUND`, `path`, `address`), which `console.error(error)` prints. Throws where the
+ * error's keys cannot be read (a Proxy whose `ownKeys` trap throws).
+ */
+function ownFields(error: Error): PropertyKey[] {
+  const chain = error instanceof AggregateError ? 'errors' : 'cause';
+  return Reflect.ownKeys(error).filter(
+    (key) =>
+      !STANDARD_FIELDS.has(key) &&
+      key !== 'cause' &&
+      key !== chain &&
+      Object.prototype.propertyIsEnumerable.call(error, key),
+  );
 }
 
 /** Sets `key` on a copy made by {@link copyOwn} unless it reads so already (through its prototype, say). */
-function setOwn(copy: Error, key: string, value: unknown): void {
+function setOwn(copy: Error, key: PropertyKey, value: unknown): void {
   try {
-    if ((copy as unknown as Record<string, unknown>)[key] === value) return;
+    if ((copy as unknown as Record<PropertyKey, unknown>)[key] === value) return;
   } catch {
     // a getter that needs the original's internal slots
   }

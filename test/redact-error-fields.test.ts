@@ -1,0 +1,91 @@
+/**
+ * `Redactor.error` (src/redact.ts) on the other fields of an error: an `errors` field of an error that is no
+ * `AggregateError`, an error held in a field, a plain-object cause or a `code`, symbol keys, keys that hold the
+ * secret, an error whose keys cannot be read, and an error of many fields. The secret must be in no field of the
+ * copy, as `console.error` prints it, and the original unchanged.
+ */
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REDACTED, Redactor } from '../src/redact';
+
+const SECRET = 'sk-live-Ab3dEf9hIjKl';
+const redactor = new Redactor([SECRET]);
+const printed = (value: unknown) => inspect(value, { depth: 10 }).toLowerCase();
+const host = (error: Error) => Object.assign(error, { hostname: `${SECRET.toLowerCase()}.invalid` });
+
+describe('Redactor.error: the other fields of an error', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it.each([
+    [
+      'an `errors` field of an error that is no AggregateError',
+      () => Object.assign(new Error('m'), { errors: [SECRET] }),
+    ],
+    ['an error in a field', () => Object.assign(new Error('m'), { inner: host(new Error('x')) })],
+    ['an error in a plain-object cause', () => new Error('m', { cause: { error: host(new Error('x')) } })],
+    [
+      'an error in a field of a cause',
+      () => new Error('m', { cause: Object.assign(new Error('c'), { inner: host(new Error('x')) }) }),
+    ],
+    ['an error in a `code`', () => Object.assign(new Error('m'), { code: { error: host(new Error('x')) } })],
+    [
+      'an error that holds itself',
+      () => {
+        const error = new Error('m') as Error & Record<string, unknown>;
+        Object.assign(error, { self: error, about: { error, token: SECRET } });
+        return error;
+      },
+    ],
+    ['a symbol-keyed field', () => Object.assign(new Error('m'), { [Symbol('token')]: SECRET })],
+    ['a symbol key that names the secret', () => Object.assign(new Error('m'), { [Symbol(SECRET)]: 1 })],
+    ['a key that holds the secret', () => Object.assign(new Error('m'), { [`for ${SECRET}`]: 1 })],
+  ])('leaves no secret in %s', (_, make) => {
+    const original = make();
+    const before = inspect(original, { depth: 10, showHidden: true });
+    const copy = redactor.error(original);
+    expect(printed(copy)).not.toContain(SECRET.toLowerCase());
+    expect(inspect(original, { depth: 10, showHidden: true })).toBe(before);
+    if (printed(original).includes(SECRET.toLowerCase())) {
+      expect(copy).not.toBe(original);
+      expect(copy).toBeInstanceOf(Error);
+      expect(copy.name).toBe(original.name);
+    }
+  });
+
+  it('keeps an `errors` field redacted, and leaves off a field whose key holds the secret', () => {
+    const original = Object.assign(new Error('m'), { [`for ${SECRET}`]: 1, errors: [`k ${SECRET}`] });
+    const copy = redactor.error(original) as unknown as Record<string, unknown>;
+    expect(Object.keys(copy)).toEqual(['errors']);
+    expect(copy.errors).toEqual([`k ${REDACTED}`]);
+  });
+
+  it('gives "[Unreadable]" for an error whose keys cannot be read, though its message is clean', () => {
+    const error = new Proxy(Object.assign(new Error('m'), { hostname: SECRET }), {
+      ownKeys(): never {
+        throw new Error('no keys');
+      },
+    });
+    expect(redactor.error(error)).toBe('[Unreadable]');
+    expect(redactor.error(new Error('m', { cause: error }))).toBe('[Unreadable]');
+  });
+
+  it("reads an error's 20,000 own fields in work that grows with their number", () => {
+    const error = new Error('m') as Error & Record<string, unknown>;
+    for (let i = 0; i < 20_000; i++) error[`f${i}`] = i;
+    error.f19999 = SECRET;
+    // The work of looking a field up in a list of the fields read so far (quadratic in them).
+    let searched = 0;
+    const includes = Array.prototype.includes;
+    vi.spyOn(Array.prototype, 'includes').mockImplementation(function (this: unknown[], ...args) {
+      searched += this.length;
+      return includes.apply(this, args as [unknown, number?]);
+    });
+    const copy = redactor.error(error) as unknown as Record<string, unknown>;
+    vi.restoreAllMocks();
+    expect(copy.f19999).toBe(REDACTED);
+    expect(copy.f0).toBe(0);
+    expect(searched).toBeLessThan(20_000);
+  });
+});
