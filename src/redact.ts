@@ -760,10 +760,10 @@ export class Redactor {
    *   symbol-keyed too; one whose key holds a secret is left off the copy; an error held in one is read for the same
    *   fields, and goes as {@link Redactor.value} writes it if it holds a secret), and those of the errors of its
    *   `cause` chain and an `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read.
-   *   An error in which,
-   *   or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's `name` hold), its
-   *   own properties, the matched fields redacted, its `cause` and `errors` the redacted ones (a `cause` that is no
-   *   `Error` as {@link Redactor.value} copies it). Any other error of the chain is kept as it is, by identity.
+   *   An error in which, or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's
+   *   `name` hold), its own properties, the matched fields redacted, its `cause` and `errors` the redacted ones (a
+   *   `cause` that is no `Error`, or an error past those read that holds a secret, as {@link Redactor.value} copies
+   *   it). Any other error of the chain is kept as it is, by identity.
    * - A string is given back redacted; any other value (a plain object, a number) as it is when no rule matches in
    *   it, else as a redacted copy ({@link Redactor.value}).
    * - A value that cannot be read (a Proxy whose traps throw, a revoked Proxy: it might hide a secret) is
@@ -793,6 +793,16 @@ export class Redactor {
       plans.set(item, plan);
       for (const inner of plan.inner) if (!plans.has(inner)) queue.push(inner);
     }
+    // An error past the bound is read as a value: one that holds a secret (or is nested too deep to read) goes as
+    // Redactor.value writes it, never unread.
+    const past = new Map<Error, unknown>();
+    for (const plan of plans.values()) {
+      for (const inner of plan.inner) {
+        if (plans.has(inner)) continue;
+        if (!past.has(inner)) past.set(inner, this.#holds(inner, []) ? this.value(inner) : inner);
+        if (past.get(inner) !== inner) plan.copy = true;
+      }
+    }
     // An error is copied when it holds a secret or leads to an error that is copied (causes may form a cycle).
     for (let changed = true; changed; ) {
       changed = false;
@@ -805,7 +815,8 @@ export class Redactor {
     if (plans.get(root)?.copy !== true) return root;
     const copies = new Map<Error, Error>();
     for (const [item, plan] of plans) if (plan.copy) copies.set(item, copyOwn(item));
-    const swap = (value: unknown): unknown => (value instanceof Error ? (copies.get(value) ?? value) : value);
+    const swap = (value: unknown): unknown =>
+      value instanceof Error ? (copies.get(value) ?? past.get(value) ?? value) : value;
     for (const [item, copy] of copies) {
       const plan = plans.get(item) as ErrorPlan;
       for (const key of plan.dropped) delete (copy as unknown as Record<PropertyKey, unknown>)[key];

@@ -10,7 +10,7 @@ import { REDACTED, Redactor } from '../src/redact';
 
 const SECRET = 'sk-live-Ab3dEf9hIjKl';
 const redactor = new Redactor([SECRET]);
-const printed = (value: unknown) => inspect(value, { depth: 10 }).toLowerCase();
+const printed = (value: unknown) => inspect(value, { depth: 40 }).toLowerCase();
 const host = (error: Error) => Object.assign(error, { hostname: `${SECRET.toLowerCase()}.invalid` });
 
 describe('Redactor.error: the other fields of an error', () => {
@@ -87,5 +87,30 @@ describe('Redactor.error: the other fields of an error', () => {
     expect(copy.f19999).toBe(REDACTED);
     expect(copy.f0).toBe(0);
     expect(searched).toBeLessThan(20_000);
+  });
+});
+
+describe('Redactor.error: a chain longer than the errors it copies', () => {
+  const chain = (last: Error, length: number) => {
+    let error = last;
+    for (let i = 1; i < length; i++) error = new Error(`e${i}`, { cause: error });
+    return error;
+  };
+
+  it.each([
+    ['its message', () => new Error(`last ${SECRET}`)],
+    ['its hostname', () => host(new Error('last'))],
+  ])('leaves no secret in the 18th error of a chain, in %s', (_, last) => {
+    const original = chain(last(), 18);
+    const copy = redactor.error(original);
+    expect(copy).not.toBe(original);
+    expect(copy).toBeInstanceOf(Error);
+    expect(printed(copy)).not.toContain(SECRET.toLowerCase());
+    expect(printed(original)).toContain(SECRET.toLowerCase());
+  });
+
+  it('gives back a long chain with no secret as it is', () => {
+    const original = chain(new Error('last'), 30);
+    expect(redactor.error(original)).toBe(original);
   });
 });
