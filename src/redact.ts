@@ -822,7 +822,8 @@ export class Redactor {
       for (const key of plan.dropped) delete (copy as unknown as Record<PropertyKey, unknown>)[key];
       for (const [key, value] of plan.fields) setOwn(copy, key, value);
       if (plan.cause !== NONE) setOwn(copy, 'cause', swap(plan.cause));
-      if (plan.errors !== undefined) setOwn(copy, 'errors', plan.errors.map(swap));
+      const { errors } = plan;
+      if (errors !== NONE) setOwn(copy, 'errors', Array.isArray(errors) ? errors.map(swap) : swap(errors));
     }
     return copies.get(root) as Error;
   }
@@ -837,7 +838,7 @@ export class Redactor {
       fields: new Map(),
       dropped: [],
       cause: NONE,
-      errors: undefined,
+      errors: NONE,
       inner: [],
       copy: false,
     };
@@ -879,7 +880,11 @@ export class Redactor {
       // a getter that throws
     }
     try {
-      if (item instanceof AggregateError && Array.isArray(item.errors)) plan.errors = item.errors.map(kept);
+      // Not an array (set by hand): read as a cause is.
+      if (item instanceof AggregateError) {
+        const { errors } = item;
+        plan.errors = Array.isArray(errors) ? errors.map(kept) : kept(errors);
+      }
     } catch {
       // a getter that throws
     }
@@ -1004,7 +1009,10 @@ export class Redactor {
 /** Most errors of one chain (the error, its causes, inner errors) that {@link Redactor.error} reads. */
 export const MAX_REDACTED_ERRORS = 17;
 
-/** No `cause` at all (a `cause` may be `undefined` only when it is absent: then it is left as it is). */
+/**
+ * No `cause` at all (a `cause` may be `undefined` only when it is absent: then it is left as it is), or no `errors` (the
+ * error is no `AggregateError`).
+ */
 const NONE: unique symbol = Symbol('none');
 
 /** What {@link Redactor.error} found in one error of a chain. */
@@ -1016,8 +1024,8 @@ interface ErrorPlan {
   dropped: PropertyKey[];
   /** The cause as the copy holds it (an `Error` is swapped for its copy, if it has one), or {@link NONE}. */
   cause: unknown;
-  /** An `AggregateError`'s inner errors, as {@link ErrorPlan.cause}. */
-  errors: unknown[] | undefined;
+  /** An `AggregateError`'s inner errors (or what its `errors` holds, set to no array), as {@link ErrorPlan.cause}. */
+  errors: unknown;
   /** The errors this one leads to (its cause, its inner errors). */
   inner: Error[];
   /** `true` when it must be copied: it holds a secret, or leads to an error that is copied. */

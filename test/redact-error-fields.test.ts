@@ -114,3 +114,28 @@ describe('Redactor.error: a chain longer than the errors it copies', () => {
     expect(redactor.error(original)).toBe(original);
   });
 });
+
+describe("Redactor.error: an AggregateError's `errors` set to no array", () => {
+  it.each([
+    ['a string', SECRET],
+    ['an object', { token: SECRET }],
+    ['a Set of errors', new Set([new Error(SECRET)])],
+    ['an error', host(new Error('x'))],
+  ])('leaves no secret in %s', (_, errors) => {
+    for (const enumerable of [false, true]) {
+      const original = new AggregateError([], 'all failed');
+      Object.defineProperty(original, 'errors', {
+        value: errors,
+        enumerable,
+        writable: true,
+        configurable: true,
+      });
+      const copy = redactor.error(original);
+      expect(copy).not.toBe(original);
+      expect(copy).toBeInstanceOf(AggregateError);
+      expect(printed((copy as unknown as { errors: unknown }).errors)).not.toContain(SECRET.toLowerCase());
+      expect(printed(copy)).not.toContain(SECRET.toLowerCase());
+      expect((original as unknown as { errors: unknown }).errors).toBe(errors);
+    }
+  });
+});
