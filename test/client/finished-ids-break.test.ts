@@ -109,7 +109,9 @@ describe('FinishedIds against two generations of a Set and the whole-id implemen
       expect(result.wrong).toEqual([]);
       expect(result.count).toBeGreaterThan(25_000);
       expect(result.switchedAt >= 0).toBe(switches);
-      expect(result.longest).toBeLessThanOrEqual(49);
+      // The hashes are seeded per process: runs merged by chance may pass 49 words for a while (56 seen); quadratic
+      // growth would make runs of thousands.
+      expect(result.longest).toBeLessThanOrEqual(100);
     }
   });
 });
