@@ -100,8 +100,10 @@ export function fullIdHash(id: string): number {
  * {@link LONGEST_SAMPLED_PROBE} taken words: ids that differ only outside the sample (by chance, or chosen by a
  * service) share a hash, and only they make runs that long. From then on the table hashes ids whole
  * ({@link fullIdHash}, those it holds hashed again once), seeded: a service cannot choose ids that share a hash. So
- * however the ids are chosen, no question or insert passes more than that many words while ids are sampled, and
- * runs stay as short as under random hashes once they are not (test/client/finished-ids.test.ts counts them).
+ * however the ids are chosen, the first miss or insert that passes more than that many words ends the sampling (an
+ * insert that fills the gap between two runs may join them into a longer one, which the next miss or insert in it
+ * passes), and runs stay as short as under random hashes once ids are hashed whole (test/client/finished-ids*.test.ts
+ * count them).
  */
 export class FinishedIds {
   /** The ids in the order they finished: the `n`th (from 0) at `n % RING_IDS`. */
