@@ -1,6 +1,6 @@
 /**
- * `FinishedIds` (src/client/finished-ids.ts) against a model and against the whole-id implementation it replaced
- * (test/client/fixtures/finished-ids-old.ts), over long streams a runner makes: calls that arrive (asked about, their
+ * `FinishedIds` (src/client/finished-ids.ts) against a model (two generations of a `Set`), over long streams a runner
+ * makes: calls that arrive (asked about, their
  * hash kept), run a while beside others and finish (added under the kept hash), re-deliveries, ids chosen to share
  * their sampled units, short, empty and surrogate ids, and the switch to whole hashes in a question, an insert and a
  * remake, at and around a generation's end.
@@ -10,7 +10,6 @@ import { FinishedIds, fullIdHash, sampledIdHash } from '../../src/client/finishe
 import { tool } from '../../src/tool/tool';
 import { seededRandom } from '../support/tcp-proxy';
 import { recording } from './call-runner-harness';
-import { FinishedIds as OldFinishedIds } from './fixtures/finished-ids-old';
 
 /** The rule: ids added in generations of 10,000; the newest generation and the one before are remembered. */
 class Generations {
@@ -50,7 +49,6 @@ const KINDS: Record<string, Kind> = {
 function run(seed: number, steps: number, mix: string[]) {
   const next = seededRandom(seed);
   const ids = new FinishedIds();
-  const old = new OldFinishedIds();
   const model = new Generations();
   const inFlight = new Map<string, number>();
   const seen: string[] = [];
@@ -65,9 +63,8 @@ function run(seed: number, steps: number, mix: string[]) {
       const id = keys[next() < 0.5 ? 0 : Math.floor(next() * keys.length)] as string;
       const hash = inFlight.get(id) as number;
       inFlight.delete(id);
-      const numbers = [ids.add(id, hash), old.add(id), model.add(id)];
-      if (numbers[0] !== numbers[2] || numbers[1] !== numbers[2])
-        wrong.push(`add ${JSON.stringify(id)} ${numbers}`);
+      const numbers = [ids.add(id, hash), model.add(id)];
+      if (numbers[0] !== numbers[1]) wrong.push(`add ${JSON.stringify(id)} ${numbers}`);
     } else {
       // A call arrives: new, re-delivered (finished long ago or just now), or new of an adversarial kind.
       const pick = next();
@@ -79,10 +76,9 @@ function run(seed: number, steps: number, mix: string[]) {
             : (KINDS[mix[Math.floor(next() * mix.length)] as string] as Kind)(next, n++);
       if (inFlight.has(id)) continue;
       const hash = ids.hashOf(id);
-      const answers = [ids.has(id, hash), old.has(id), model.has(id)];
-      if (answers[0] !== answers[2] || answers[1] !== answers[2])
-        wrong.push(`has ${JSON.stringify(id)} ${answers}`);
-      if (!answers[2]) {
+      const answers = [ids.has(id, hash), model.has(id)];
+      if (answers[0] !== answers[1]) wrong.push(`has ${JSON.stringify(id)} ${answers}`);
+      if (!answers[1]) {
         inFlight.set(id, hash);
         seen.push(id);
       }
@@ -96,7 +92,7 @@ function run(seed: number, steps: number, mix: string[]) {
   return { wrong: wrong.slice(0, 10), switchedAt, longest, count: model.count };
 }
 
-describe('FinishedIds against two generations of a Set and the whole-id implementation', () => {
+describe('FinishedIds against two generations of a Set', () => {
   it.each([
     ['random ids only', ['uuid'], false],
     ['ids sharing their last 16 units', ['uuid', 'sharedTail'], true],
