@@ -10,24 +10,7 @@ import { FinishedIds, fullIdHash, sampledIdHash } from '../../src/client/finishe
 import { tool } from '../../src/tool/tool';
 import { seededRandom } from '../support/tcp-proxy';
 import { recording } from './call-runner-harness';
-
-/** The rule: ids added in generations of 10,000; the newest generation and the one before are remembered. */
-class Generations {
-  newest = new Set<string>();
-  before = new Set<string>();
-  count = 0;
-  has(id: string): boolean {
-    return this.newest.has(id) || this.before.has(id);
-  }
-  add(id: string): number {
-    if (this.newest.size >= 10_000) {
-      this.before = this.newest;
-      this.newest = new Set();
-    }
-    this.newest.add(id);
-    return this.count++;
-  }
-}
+import { Generations } from './finished-ids-model';
 
 /** 41 units like `call_` + a UUID; `tail` fixes the last 16 units (shared by every id of one tail). */
 const sharedTail = (n: number, tail: string) =>

@@ -6,24 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FinishedIds, fullIdHash, sampledIdHash } from '../../src/client/finished-ids';
 import { seededRandom as random } from '../support/tcp-proxy';
-
-/** Two generations of 10,000: the newest and the one before. */
-class Generations {
-  newest = new Set<string>();
-  before = new Set<string>();
-
-  has(id: string): boolean {
-    return this.newest.has(id) || this.before.has(id);
-  }
-
-  add(id: string): void {
-    if (this.newest.size >= 10_000) {
-      this.before = this.newest;
-      this.newest = new Set();
-    }
-    this.newest.add(id);
-  }
-}
+import { Generations } from './finished-ids-model';
 
 /** A hash with 2,048 values: every value is shared by many ids, in its table place and its high bits alike. */
 function collidingHash(id: string): number {
