@@ -9,6 +9,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type MemoryPeer, memorySocketPair, welcomeFrame } from '../helpers/memory-socket';
+import { SERVICE_FRAME_TYPES } from './frame-types';
 
 /** The options of each discriminated union made since the module graph was loaded afresh (read once all is loaded). */
 const made = vi.hoisted(() => ({ unions: [] as unknown[][], objects: [] as unknown[], catches: 0 }));
@@ -55,25 +56,7 @@ const unionsWith = (type: string) =>
 
 /** The service's frame types whose object schemas were made, in order. */
 const serviceFramesMade = () =>
-  made.objects
-    .map(typeOf)
-    .filter((type) =>
-      [
-        'welcome',
-        'tool_call',
-        'cancel',
-        'hand_back',
-        'ack',
-        'run_started',
-        'run_event',
-        'run_result',
-        'answer',
-        'approval_applied',
-        'ping',
-        'pong',
-        'error',
-      ].includes(type),
-    );
+  made.objects.map(typeOf).filter((type) => (SERVICE_FRAME_TYPES as readonly string[]).includes(type));
 
 /** Imports toolwire afresh, connects a client over an in-memory socket and has it answer one call. */
 async function connectAndCall() {

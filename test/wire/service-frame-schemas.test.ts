@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeServiceFrame } from '../../src/wire/codec';
 import { ruleOf } from '../../src/wire/issue-text';
 import { serviceFrameSchema, serviceFrameSchemaOf } from '../../src/wire/protocol';
+import { seededRandom } from '../support/tcp-proxy';
+import { CLIENT_FRAME_TYPES, SERVICE_FRAME_TYPES } from './frame-types';
 
 const root = fileURLToPath(new URL('../fixtures/frames/', import.meta.url));
 /** Every fixture frame (valid, invalid, informative) that is a JSON object with a string `type`. */
@@ -78,37 +80,13 @@ describe("a service frame's schema", () => {
  * dropped, added, or given a value of another type or size, `type` set to each frame type of either direction or to a
  * name of Object.prototype, nested values broken (a result's content parts, a call's steps): what each type's schema
  * does with such a frame is what the union does, and a frame of a type the service does not send is refused as the
- * union refused it.
+ * union refused it. Seeded (`seededRandom`): the same frames on every run.
  */
 
-/** xorshift32: the same frames on every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 2 ** 32;
-  };
-}
-
-/** Frame types of both directions, and names no frame has (Object.prototype's among them). */
-const FRAME_TYPES = [
-  ...[
-    'welcome',
-    'tool_call',
-    'cancel',
-    'hand_back',
-    'ack',
-    'run_started',
-    'run_event',
-    'run_result',
-    'answer',
-  ],
-  ...['approval_applied', 'ping', 'pong', 'error', 'hello', 'tool_result', 'run_start', 'step_result'],
-];
+/**
+ * Names no frame has (Object.prototype's among them): a changed frame's type is one of the service's frames half the
+ * time, else one of a client's frames (./frame-types.ts) or one of these.
+ */
 const ODD_TYPES = [
   '__proto__',
   'constructor',
@@ -163,7 +141,8 @@ function mutated(value: unknown, random: () => number, depth = 0): unknown {
   if (roll < 0.2 && keys.length > 0) delete frame[pick(keys)];
   else if (roll < 0.35)
     frame[pick(['extra', 'callId', 'content', 'result', 'owed', 'steps', 'traceparent'])] = pick(VALUES);
-  else if (roll < 0.5 && depth === 0) frame.type = pick([...FRAME_TYPES, ...ODD_TYPES]);
+  else if (roll < 0.5 && depth === 0)
+    frame.type = random() < 0.5 ? pick(SERVICE_FRAME_TYPES) : pick([...CLIENT_FRAME_TYPES, ...ODD_TYPES]);
   else if (keys.length > 0) {
     const key = pick(keys);
     frame[key] = mutated(frame[key], random, depth + 1);
@@ -173,7 +152,7 @@ function mutated(value: unknown, random: () => number, depth = 0): unknown {
 
 describe('a service frame changed at random', () => {
   it('is parsed by its type schema as the union parses it, over 3,000 seeded frames', () => {
-    const random = seeded(28);
+    const random = seededRandom(28);
     const bases = frames.map(([, , frame]) => frame);
     let compared = 0;
     let unknown = 0;
