@@ -43,7 +43,8 @@ export interface SpawnOptions {
 
 /**
  * Starts a bundled entry point as a child with an IPC channel, pinned to `core` when given, under `wrapper` (a
- * command prefix that runs the program in its own process, e.g. valgrind) when given.
+ * command prefix that runs the program in its own process, e.g. valgrind) when given. Its standard output is dropped
+ * unless `stdout` is `'inherit'` (what a V8 flag such as `--trace-gc` prints goes there).
  */
 export function spawnEntry(
   file: string,
@@ -51,11 +52,11 @@ export function spawnEntry(
   core: number | undefined,
   nodeFlags: string[] = [],
   wrapper: string[] = [],
+  stdout: 'ignore' | 'inherit' = 'ignore',
 ): ChildProcess {
   const command = [...wrapper, process.execPath, ...nodeFlags, file, ...args];
   if (core !== undefined) command.unshift('taskset', '-c', String(core));
-  const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
-  return spawn(command[0]!, command.slice(1), { stdio });
+  return spawn(command[0]!, command.slice(1), { stdio: ['ignore', stdout, 'inherit', 'ipc'] });
 }
 
 /** Asks a child to exit, and kills it if it has not within `graceMs`. */
@@ -78,6 +79,8 @@ export interface PairOptions {
   subjectArgs?: string[];
   /** Node flags for the subject (e.g. `--expose-gc`, `--cpu-prof`). */
   subjectNodeFlags?: string[];
+  /** Pass the subject's standard output through (what `--trace-gc` and the like print). @default false */
+  subjectStdout?: boolean;
   /** A command prefix for the subject (bench/lib/instructions.ts: valgrind), and how long it may take to start. */
   subjectWrapper?: { command: string[]; startMs: number };
   /** Decode every frame the subject sends with `decodeClientFrame` (protocol subjects). */
@@ -125,6 +128,7 @@ export class Pair {
           cores?.[1],
           options.subjectNodeFlags,
           options.subjectWrapper?.command,
+          options.subjectStdout ? 'inherit' : 'ignore',
         );
         processes.push(child);
         subjectProcesses.push(child);
