@@ -442,9 +442,11 @@ process apart: the CPU from its start to connected (Node's start, module evaluat
 built, dist/node.js and the ES module files it imports, where the other scenarios run one bundle of src/ —, the
 tools, the connect), then CPU per call over its first ${int(figures.coldCalls)} calls. Arguments are one string \`data\` (zod 4
 \`z.string()\` in toolwire; the floor reads its length); 1 MB is 1,000,000 characters, within the 1 MiB frame
-limit. The held calls are those of the memory scenario above; the time to take them in is wall time from the
-first call sent (the driver's sending and two IPC round trips included), and the client's own CPU over the same
-span is printed beside it.
+limit. The 100 KB row can read ~3× in a run where V8 keeps the process in full collections every ~60 ms: its heap
+sizing for a live heap of toolwire's size (zod and toolwire loaded), which the floor meets too when given one
+(\`bench/large-arguments.ts --floor-heap-like-toolwire\`). The held calls are those of the memory scenario above; the
+time to take them in is wall time from the first call sent (the driver's sending and two IPC round trips included),
+and the client's own CPU over the same span is printed beside it.
 
 ${scalingTable(figures)}
 
