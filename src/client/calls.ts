@@ -1456,7 +1456,11 @@ export class CallRunner implements ExecutionOwner {
     if (this.#leased) this.#options.updates.ended(execution);
   }
 
-  /** Resolves when no call is queued, running or parked (waiting for a human or a nested run) and the outbox is empty. */
+  /**
+   * Resolves when no call is queued, running or parked (waiting for a human or a nested run), no tool still runs (a
+   * call answered while its tool ran, cancelled or timed out, holds its slot until the tool returns) and the outbox
+   * is empty.
+   */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -1480,6 +1484,8 @@ export class CallRunner implements ExecutionOwner {
   returned(execution: Execution): void {
     this.#slots.release(execution);
     this.#stillRunning?.delete(execution.callId);
+    // A drain waits for the tools still running, answered or not.
+    if (this.#idleWaiters.length > 0 && this.#isIdle()) this.#wakeIdle();
   }
 
   /**
@@ -1652,9 +1658,9 @@ export class CallRunner implements ExecutionOwner {
     else if (!this.tracesArguments) execution.arguments = keptOf(args);
   };
 
-  /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
+  /** No call queued, running or parked (waiting for a human or a nested run), no tool running, every result acked. */
   #isIdle(): boolean {
-    return this.#held.size === 0 && this.#outbox.size === 0;
+    return this.#held.size === 0 && this.#outbox.size === 0 && this.#slots.running === 0;
   }
 }
 

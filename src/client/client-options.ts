@@ -264,7 +264,10 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
 
 /** `client.stats`: what the client holds now. */
 export interface ClientStats {
-  /** Calls executing (holding slots). */
+  /**
+   * Calls executing (holding slots), a tool that ignores `ctx.signal` counted until its `execute` returns, after its
+   * call was answered (cancelled, timed out) and after `close()`.
+   */
   running: number;
   /**
    * Calls waiting to begin: in line for a slot, and calls of tools with `concurrency` waiting for their key's turn

@@ -712,6 +712,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * not yet acknowledged (`unacked`; once closed, a final figure: those it closed without an ack), and the
    * `maxConcurrency` slots held (`slots`: more than `running` when tools have `slots`). With tools that have
    * `concurrency`, `tools` gives each one's calls holding a permit (`running`) and waiting for one (`waiting`).
+   * `running` counts a tool that ignores `ctx.signal` until its `execute` returns, after its call was answered
+   * (cancelled, timed out) and after `close()` returned: `close()` resolved and `running` 0, none of your tools' code
+   * runs any more.
    */
   get stats(): ClientStats {
     const stats: ClientStats = {
@@ -1052,7 +1055,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * begun back to the service (answered busy: waiting for a slot, their key's turn, their context, their
    * arguments' async validation or an approval,
    * whose decision then goes to the client that gets the call), lets running ones finish (a call waiting for a
-   * person's answer among them: a `warn` says the drain waits for it) and waits for
+   * person's answer among them: a `warn` says the drain waits for it; and a tool that ignores `ctx.signal` still
+   * running after its call was answered, cancelled or timed out) and waits for
    * the service to ack every result, all within `timeoutMs`; then it cancels on the service the runs this client
    * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
    * code 1000. A socket that drops during the drain, or was down when it began, is reopened (attempts at most
@@ -1065,8 +1069,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * `cancelled`). If the socket is up, those answers and any result not acked yet go out before the close frame;
    * if it is down, they are not delivered by this client: no close reaches the service, which keeps the session's
    * calls for its grace period and then gives the ones it has no result for to another client (they may run twice:
-   * at least once). The results closed without an ack stay counted in `stats.unacked`, a final figure, and a `warn`
-   * line names their calls. Rejects only with an `OptionsError` for invalid options (e.g. `timeout` for
+   * at least once). A tool that ignores `ctx.signal` may still run after `close()` returns: `stats.running` counts it
+   * until its `execute` returns, and what it returns is dropped. The results closed without an ack stay counted in
+   * `stats.unacked`, a final figure, and a `warn` line names their calls. Rejects only with an `OptionsError` for invalid options (e.g. `timeout` for
    * `timeoutMs`), before anything is closed.
    * @see docs/guide/client.md ("Closing")
    */

@@ -418,7 +418,11 @@ describe('record and replay', () => {
   ] as const)(
     'replays a call that timed out as timed out, errorFunction text as read (%s)',
     async (_n, features) => {
-      const hangs = () => new Promise<never>(() => {});
+      // Runs until its signal aborts (at its timeout): the live client's drain then has no tool to wait for.
+      const hangs = (_input: unknown, ctx: { signal: AbortSignal }) =>
+        new Promise<never>((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+        );
       const tools = [
         tool({ name: 'slow', description: 's', timeoutMs: 20, execute: hangs }),
         tool({
