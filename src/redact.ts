@@ -757,13 +757,15 @@ export class Redactor {
    * logs, whose messages may quote a URL, a service's words or a tool's arguments.
    *
    * - An `Error`: its `name`, `message`, `stack`, `code` and other own enumerable fields (`hostname`, `path`, …,
-   *   symbol-keyed too; one whose key holds a secret is left off the copy; an error held in one is read for the same
-   *   fields, and goes as {@link Redactor.value} writes it if it holds a secret), and those of the errors of its
-   *   `cause` chain and an `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read.
+   *   symbol-keyed too; one whose key holds a secret is left off the copy), and those of the errors of its `cause`
+   *   chain and an `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read.
    *   An error in which, or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's
-   *   `name` hold), its own properties, the matched fields redacted, its `cause` and `errors` the redacted ones (a
-   *   `cause` that is no `Error`, or an error past those read that holds a secret, as {@link Redactor.value} copies
-   *   it). Any other error of the chain is kept as it is, by identity.
+   *   `name` hold), its own properties, the matched fields redacted, its `cause` and `errors` the redacted ones. A
+   *   field (or a `cause` that is no `Error`) that holds a secret is copied as {@link Redactor.value} copies a value,
+   *   but for the errors in it, at any depth: each stays an error (its class, `name` and `stack`), redacted as this
+   *   one is, and one that leads back to an error it is held in is `"[Circular]"`. An error past those read that
+   *   holds a secret goes as {@link Redactor.value} writes it. Any other error of the chain is kept as it is, by
+   *   identity.
    * - A string is given back redacted; any other value (a plain object, a number) as it is when no rule matches in
    *   it, else as a redacted copy ({@link Redactor.value}).
    * - A value that cannot be read (a Proxy whose traps throw, a revoked Proxy: it might hide a secret) is
@@ -773,7 +775,7 @@ export class Redactor {
     if (this.empty) return error;
     try {
       if (!(error instanceof Error)) return this.#holds(error, []) ? this.value(error) : error;
-      return this.#errorCopy(error) as T;
+      return this.#errorCopy(error, []) as T;
     } catch {
       return '[Unreadable]' as T;
     }
@@ -783,13 +785,13 @@ export class Redactor {
    * `error` with every error of its chain (causes, inner errors) that holds a secret, or leads to one that does,
    * copied and redacted; the rest kept. The chain is read once, each field of each error at most once.
    */
-  #errorCopy(root: Error): Error {
+  #errorCopy(root: Error, ancestors: object[]): Error {
     const plans = new Map<Error, ErrorPlan>();
     const queue: Error[] = [root];
     while (queue.length > 0 && plans.size < MAX_REDACTED_ERRORS) {
       const item = queue.shift() as Error;
       if (plans.has(item)) continue;
-      const plan = this.#errorPlan(item);
+      const plan = this.#errorPlan(item, ancestors);
       plans.set(item, plan);
       for (const inner of plan.inner) if (!plans.has(inner)) queue.push(inner);
     }
@@ -831,9 +833,11 @@ export class Redactor {
   /**
    * What one error holds: its fields as a copy shows them (redacted where a rule matches), its cause and inner
    * errors (redacted copies of those that are no `Error` and hold a secret), and whether it must be copied for its
-   * own sake. A field whose getter throws is left out: nothing could read it, on the error or on a copy.
+   * own sake. A field whose getter throws is left out: nothing could read it, on the error or on a copy. An error
+   * held in a field (at any depth) stays an error, redacted as this one; one that leads back to an error of
+   * `ancestors` or to this one is `"[Circular]"`.
    */
-  #errorPlan(item: Error): ErrorPlan {
+  #errorPlan(item: Error, ancestors: object[]): ErrorPlan {
     const plan: ErrorPlan = {
       fields: new Map(),
       dropped: [],
@@ -843,6 +847,9 @@ export class Redactor {
       copy: false,
     };
     const fields = item as unknown as Record<PropertyKey, unknown>;
+    // A field's value as the copy holds it: redacted where a rule matches in it, its errors kept errors.
+    const field = (value: unknown): unknown =>
+      this.#holds(value, []) ? this.#walk(value, [...ancestors, item], true) : value;
     let keys: PropertyKey[] = [...STANDARD_FIELDS];
     try {
       keys = keys.concat(ownFields(item));
@@ -854,8 +861,7 @@ export class Redactor {
       try {
         if (!(key in item)) continue;
         const value = fields[key];
-        const redacted =
-          typeof value === 'string' ? this.text(value) : this.#holds(value, []) ? this.value(value) : value;
+        const redacted = typeof value === 'string' ? this.text(value) : field(value);
         // A field whose key holds a secret is left off the copy.
         const dropped = !STANDARD_FIELDS.has(key) && this.#holds(key, []);
         if (dropped) plan.dropped.push(key);
@@ -870,9 +876,9 @@ export class Redactor {
         plan.inner.push(value);
         return value;
       }
-      if (!this.#holds(value, [])) return value;
-      plan.copy = true;
-      return this.value(value);
+      const redacted = field(value);
+      if (redacted !== value) plan.copy = true;
+      return redacted;
     };
     try {
       if (item.cause !== undefined) plan.cause = kept(item.cause);
@@ -954,7 +960,8 @@ export class Redactor {
     return this.#walk(value, []) as T;
   }
 
-  #walk(value: unknown, ancestors: object[]): unknown {
+  /** `errors`: an `Error` is given as {@link Redactor.error} gives it (a field of an error), not as a plain object. */
+  #walk(value: unknown, ancestors: object[], errors = false): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value === 'number' || typeof value === 'bigint') {
       const digits = String(value);
@@ -970,7 +977,7 @@ export class Redactor {
     if (ancestors.length >= MAX_REDACT_DEPTH) return '[Too deep]';
     ancestors.push(value);
     try {
-      return this.#object(value, ancestors);
+      return this.#object(value, ancestors, errors);
     } catch {
       return '[Unreadable]';
     } finally {
@@ -978,30 +985,32 @@ export class Redactor {
     }
   }
 
-  #object(value: object, ancestors: object[]): unknown {
-    if (Array.isArray(value)) return value.map((item) => this.#walk(item, ancestors));
+  #object(value: object, ancestors: object[], errors: boolean): unknown {
+    const walk = (item: unknown) => this.#walk(item, ancestors, errors);
+    if (Array.isArray(value)) return value.map(walk);
     // What JSON would write as `{}`: a Map as its entries, a Set as its values.
-    if (value instanceof Map) return [...value].map((entry) => this.#walk(entry, ancestors));
-    if (value instanceof Set) return [...value].map((item) => this.#walk(item, ancestors));
+    if (value instanceof Map) return [...value].map(walk);
+    if (value instanceof Set) return [...value].map(walk);
     if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
       return this.bytes(value) ? this.replacement : value;
     }
     if (value instanceof Error) {
+      if (errors) return this.#errorCopy(value, ancestors);
       const out: Record<string, unknown> = {
         name: this.text(String(value.name)),
         message: this.text(String(value.message)),
       };
       if (typeof value.stack === 'string') out.stack = this.text(value.stack);
       const { code } = value as { code?: unknown };
-      if (code !== undefined) out.code = this.#walk(code, ancestors);
-      if (value.cause !== undefined) out.cause = this.#walk(value.cause, ancestors);
-      if (value instanceof AggregateError) out.errors = this.#walk(value.errors, ancestors);
+      if (code !== undefined) out.code = walk(code);
+      if (value.cause !== undefined) out.cause = walk(value.cause);
+      if (value instanceof AggregateError) out.errors = walk(value.errors);
       return out;
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return this.#walk(toJSON.call(value), ancestors);
+    if (typeof toJSON === 'function') return walk(toJSON.call(value));
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) setKey(out, this.text(key), this.#walk(item, ancestors));
+    for (const [key, item] of Object.entries(value)) setKey(out, this.text(key), walk(item));
     return out;
   }
 }

@@ -139,3 +139,45 @@ describe("Redactor.error: an AggregateError's `errors` set to no array", () => {
     }
   });
 });
+
+describe('Redactor.error: an error held in a field stays an error', () => {
+  const inner = () => new TypeError(`inner ${SECRET}`);
+  it.each([
+    ['a field', () => Object.assign(new Error('m'), { inner: inner() }), ['inner']],
+    [
+      'a plain object in a field',
+      () => Object.assign(new Error('m'), { details: { inner: inner() } }),
+      ['details', 'inner'],
+    ],
+    ['an array in a field', () => Object.assign(new Error('m'), { list: [1, inner()] }), ['list', 1]],
+    ['a plain-object cause', () => new Error('m', { cause: { inner: inner() } }), ['cause', 'inner']],
+    [
+      'a field of an error in a field',
+      () => Object.assign(new Error('m'), { a: Object.assign(new Error('a'), { b: { inner: inner() } }) }),
+      ['a', 'b', 'inner'],
+    ],
+  ] as const)('keeps the class, name and stack of an error in %s, redacted', (_, make, path) => {
+    const original = make();
+    const before = inspect(original, { depth: 10, showHidden: true });
+    const copy = redactor.error(original);
+    const at = (root: unknown) =>
+      path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown>)[key], root);
+    const held = at(copy) as Error;
+    expect(held).toBeInstanceOf(TypeError);
+    expect([held.name, held.message]).toEqual(['TypeError', `inner ${REDACTED}`]);
+    expect(held.stack?.startsWith(`TypeError: inner ${REDACTED}\n`)).toBe(true);
+    expect(inspect(held).startsWith(`TypeError: inner ${REDACTED}\n`)).toBe(true);
+    expect(printed(copy)).not.toContain(SECRET.toLowerCase());
+    expect(inspect(original, { depth: 10, showHidden: true })).toBe(before);
+    expect(at(original)).not.toBe(held);
+  });
+
+  it('writes a field that leads back to the error as [Circular]', () => {
+    const original = new Error('m') as Error & Record<string, unknown>;
+    original.about = { again: original, inner: inner() };
+    const copy = redactor.error(original) as unknown as { about: { again: unknown; inner: Error } };
+    expect(copy.about.again).toBe('[Circular]');
+    expect(copy.about.inner).toBeInstanceOf(TypeError);
+    expect(printed(copy)).not.toContain(SECRET.toLowerCase());
+  });
+});
