@@ -756,9 +756,11 @@ export class Redactor {
    * `AbortController.abort()`, which its owner still holds). For the errors toolwire hands to its caller, emits or
    * logs, whose messages may quote a URL, a service's words or a tool's arguments.
    *
-   * - An `Error`: its `name`, `message`, `stack`, `code` and other own enumerable fields (`hostname`, `path`, …,
-   *   symbol-keyed too; one whose key holds a secret is left off the copy), and those of the errors of its `cause`
-   *   chain and an `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read.
+   * - An `Error`: its `name`, `message`, `stack`, `code` and other fields (`hostname`, `path`, …: its own, symbol-keyed
+   *   and non-enumerable ones and getters too, and the enumerable ones it inherits; a non-enumerable getter of its
+   *   class is not read, and runs on the copy; a field whose key holds a secret is left off the copy), and those of
+   *   the errors of its `cause` chain and an `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors
+   *   in all), are read.
    *   An error in which, or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's
    *   `name` hold), its own properties, the matched fields redacted, its `cause` and `errors` the redacted ones. A
    *   field (or a `cause` that is no `Error`) that holds a secret is copied as {@link Redactor.value} copies a value,
@@ -1062,30 +1064,34 @@ function copyOwn(error: Error): Error {
 const STANDARD_FIELDS: ReadonlySet<PropertyKey> = new Set(['name', 'message', 'stack', 'code']);
 
 /**
- * The error's own enumerable fields (string and symbol keys) beside `name`, `message`, `stack` and `code`, but `cause`
- * and an `AggregateError`'s `errors` (read as the chain): a runtime's error carries what it failed on in such fields
- * (`hostname` of `getaddrinfo ENOTFOUND`, `path`, `address`), which `console.error(error)` prints. Throws where the
- * error's keys cannot be read (a Proxy whose `ownKeys` trap throws).
+ * The error's fields beside `name`, `message`, `stack` and `code`, but `cause` and an `AggregateError`'s `errors`
+ * (read as the chain): its own (string and symbol keys, enumerable or not, getters too) and the enumerable ones it
+ * inherits. A runtime's error carries what it failed on in such fields (`hostname` of `getaddrinfo ENOTFOUND`, `path`,
+ * `address`), which `console.error(error)` prints; a library's may hide its request in a non-enumerable one, which
+ * `util.inspect(error, { showHidden: true })` prints, and pino's error serializer reads the inherited ones
+ * (`for…in`). A copy keeps every own property, so each is read. Throws where the error's keys cannot be read (a
+ * Proxy whose `ownKeys` trap throws).
  */
 function ownFields(error: Error): PropertyKey[] {
   const chain = error instanceof AggregateError ? 'errors' : 'cause';
-  return Reflect.ownKeys(error).filter(
-    (key) =>
-      !STANDARD_FIELDS.has(key) &&
-      key !== 'cause' &&
-      key !== chain &&
-      Object.prototype.propertyIsEnumerable.call(error, key),
-  );
+  const keys = Reflect.ownKeys(error);
+  for (const key in error) if (!Object.hasOwn(error, key)) keys.push(key);
+  return keys.filter((key) => !STANDARD_FIELDS.has(key) && key !== 'cause' && key !== chain);
 }
 
-/** Sets `key` on a copy made by {@link copyOwn} unless it reads so already (through its prototype, say). */
+/**
+ * Sets `key` on a copy made by {@link copyOwn} unless it reads so already (through its prototype, say), as enumerable
+ * as the property it replaces or shadows.
+ */
 function setOwn(copy: Error, key: PropertyKey, value: unknown): void {
   try {
     if ((copy as unknown as Record<PropertyKey, unknown>)[key] === value) return;
   } catch {
     // a getter that needs the original's internal slots
   }
-  const enumerable = Object.getOwnPropertyDescriptor(copy, key)?.enumerable ?? false;
+  let enumerable: boolean | undefined;
+  for (let on: object | null = copy; enumerable === undefined && on !== null; on = Object.getPrototypeOf(on))
+    enumerable = Object.getOwnPropertyDescriptor(on, key)?.enumerable;
   Object.defineProperty(copy, key, { value, writable: true, configurable: true, enumerable });
 }
 

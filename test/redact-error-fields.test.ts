@@ -181,3 +181,42 @@ describe('Redactor.error: an error held in a field stays an error', () => {
     expect(printed(copy)).not.toContain(SECRET.toLowerCase());
   });
 });
+
+describe('Redactor.error: fields no printer shows by default', () => {
+  const hidden = (error: Error, key: string, descriptor: PropertyDescriptor) =>
+    Object.defineProperty(error, key, { enumerable: false, configurable: true, ...descriptor });
+  /** What pino's error serializer reads: every enumerable key, own or inherited (`for…in`). */
+  const forIn = (error: object) => {
+    const out: Record<string, unknown> = {};
+    for (const key in error) out[key] = (error as Record<string, unknown>)[key];
+    return inspect(out, { depth: 10 }).toLowerCase();
+  };
+  class Inherited extends Error {}
+  (Inherited.prototype as unknown as Record<string, unknown>).hint = `inherited ${SECRET}`;
+
+  it.each([
+    ['a non-enumerable field', () => hidden(new Error('m'), 'secret', { value: SECRET, writable: true })],
+    [
+      'a non-enumerable object field',
+      () => hidden(new Error('m'), 'config', { value: { headers: { authorization: `Bearer ${SECRET}` } } }),
+    ],
+    ['a non-enumerable getter', () => hidden(new Error('m'), 'token', { get: () => SECRET })],
+    ['an enumerable field of its class', () => new Inherited('m')],
+  ])('leaves no secret in %s, its enumerability kept', (_, make) => {
+    const original = make();
+    const enumerable = (error: object) => {
+      const keys: string[] = [];
+      for (const key in error) keys.push(key);
+      return keys;
+    };
+    const keys = enumerable(original);
+    const copy = redactor.error(original);
+    expect(copy).not.toBe(original);
+    expect(copy).toBeInstanceOf(original.constructor as typeof Error);
+    expect(inspect(copy, { showHidden: true, depth: 10 }).toLowerCase()).not.toContain(SECRET.toLowerCase());
+    expect(forIn(copy)).not.toContain(SECRET.toLowerCase());
+    for (const key of [...Object.getOwnPropertyNames(copy), 'hint'])
+      expect(printed((copy as unknown as Record<string, unknown>)[key])).not.toContain(SECRET.toLowerCase());
+    expect(enumerable(copy)).toEqual(keys);
+  });
+});

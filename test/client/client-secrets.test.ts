@@ -2,6 +2,7 @@
  * The Client's own paths for secrets: errors the client hands its caller (events, `connect()` and `run()`
  * rejections) never quote the key. A short API key: test/client/short-api-key.test.ts.
  */
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Agent, Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
@@ -70,6 +71,27 @@ describe('errors handed to the caller', () => {
     );
     expect(failure?.message).toContain('[redacted]');
     expect(failure?.message).not.toContain(apiKey);
+  });
+
+  it('never hide the key in a field no console.error prints, in the abort reason a run() rejects with', async () => {
+    const apiKey = 'hidden-field-key-0099';
+    const { logger } = recordingLogger();
+    const { client } = await connected(apiKey, logger);
+    // A library's error that keeps its request out of sight of a plain `console.error`, given as the abort reason.
+    const reason = Object.defineProperty(new Error('upstream refused'), 'request', {
+      value: { headers: { authorization: `Bearer ${apiKey}` } },
+      enumerable: false,
+    });
+    const failure = await client
+      .run(new Agent({ name: 'A', instructions: 'x' }), 'go', { signal: AbortSignal.abort(reason) })
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+    expect(failure).toBeInstanceOf(Error);
+    expect(inspect(failure, { showHidden: true, depth: 20 })).toContain('upstream refused');
+    expect(inspect(failure, { showHidden: true, depth: 20 })).not.toContain(apiKey);
+    expect(inspect(reason, { showHidden: true, depth: 20 })).toContain(apiKey);
   });
 });
 
