@@ -220,3 +220,53 @@ describe('Redactor.error: fields no printer shows by default', () => {
     expect(enumerable(copy)).toEqual(keys);
   });
 });
+
+/** Every string `value` holds in its own properties (enumerable or not, symbol-keyed too), at any depth. */
+function ownStrings(value: unknown, seen = new Set<unknown>()): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object' || value === null || seen.has(value)) return [];
+  seen.add(value);
+  return Reflect.ownKeys(value).flatMap((key) => {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    return descriptor !== undefined && 'value' in descriptor ? ownStrings(descriptor.value, seen) : [];
+  });
+}
+
+describe("Redactor.error: the secret's encodings in an error's fields", () => {
+  // The forms docs/guide/secrets.md promises: escaped, percent-encoded, case-folded, and a long secret's bytes.
+  const forms: Array<[string, string]> = [
+    ['JSON-escaped twice', JSON.stringify(JSON.stringify(SECRET))],
+    ['\\u-escaped', [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(SECRET.replaceAll('-', '%2D')))],
+    ['uppercased', SECRET.toUpperCase()],
+    ['in base64 after other bytes', Buffer.from(`user:${SECRET}`).toString('base64')],
+    ['in base64url', Buffer.from(`xy${SECRET}`).toString('base64url')],
+    ['in hex', Buffer.from(SECRET).toString('hex')],
+    ['as UTF-16LE hex', Buffer.from(SECRET, 'utf16le').toString('hex')],
+    ['in base64 twice', Buffer.from(Buffer.from(SECRET).toString('base64')).toString('base64')],
+  ];
+  const places: Array<[string, (text: string) => Error]> = [
+    ['its message', (text) => new Error(`m ${text}`)],
+    ['an own field', (text) => Object.assign(new Error('m'), { url: `https://x.test/?k=${text}` })],
+    [
+      'a non-enumerable field',
+      (text) => Object.defineProperty(new Error('m'), 'request', { value: { text }, enumerable: false }),
+    ],
+    ['an error in a field', (text) => Object.assign(new Error('m'), { details: { inner: new Error(text) } })],
+    ['a plain-object cause', (text) => new Error('m', { cause: { text } })],
+    ['an inner error of an AggregateError', (text) => new AggregateError([new Error(text)], 'm')],
+  ];
+  it.each(forms.flatMap(([form, text]) => places.map(([place, make]) => [form, place, text, make] as const)))(
+    'leaves no secret %s in %s',
+    (_form, _place, text, make) => {
+      const original = make(text);
+      expect(ownStrings(original).some((held) => held.includes(text))).toBe(true);
+      const copy = redactor.error(original);
+      expect(ownStrings(copy).filter((held) => held.includes(text))).toEqual([]);
+      expect(ownStrings(redactor.value({ error: original })).filter((held) => held.includes(text))).toEqual(
+        [],
+      );
+      expect(redactor.holds(copy)).toBe(false);
+    },
+  );
+});
