@@ -103,7 +103,7 @@ export function fullIdHash(id: string): number {
  * however the ids are chosen, the first miss or insert that passes more than that many words ends the sampling (an
  * insert that fills the gap between two runs may join them into a longer one, which the next miss or insert in it
  * passes), and runs stay as short as under random hashes once ids are hashed whole (test/client/finished-ids*.test.ts
- * count them).
+ * count the words each question reads).
  */
 export class FinishedIds {
   /** The ids in the order they finished: the `n`th (from 0) at `n % RING_IDS`. */
@@ -172,22 +172,6 @@ export class FinishedIds {
     this.#count = count + 1;
     if (insert(this.#table, hash, place) > LONGEST_SAMPLED_PROBE && !this.#full) this.#hashWhole();
     return count;
-  }
-
-  /**
-   * The words of the longest run of taken words in the table: a question reads at most one more, an insert as many.
-   * For tests.
-   */
-  longestRun(): number {
-    const table = this.#table;
-    let longest = 0;
-    let run = 0;
-    // Twice round, for a run that wraps past the end.
-    for (let i = 0; i < 2 * table.length; i++) {
-      run = table[i % table.length] === 0 ? 0 : run + 1;
-      longest = Math.max(longest, run);
-    }
-    return Math.min(longest, table.length);
   }
 
   /** Whether the id added as number `number` ({@link FinishedIds.add}) is still remembered. */

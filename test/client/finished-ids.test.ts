@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FinishedIds, fullIdHash, sampledIdHash } from '../../src/client/finished-ids';
 import { seededRandom as random } from '../support/tcp-proxy';
 import { Generations } from './finished-ids-model';
+import { countingReads } from './finished-ids-reads';
 
 /** A hash with 2,048 values: every value is shared by many ids, in its table place and its high bits alike. */
 function collidingHash(id: string): number {
@@ -87,26 +88,33 @@ describe('FinishedIds', () => {
   });
 
   it('hashes ids whole once ids that share their last 16 units make a long run, and keeps every run short', () => {
-    const ids = new FinishedIds();
     // 41 units, as a `call_` and a UUID: only the 8 units after `call_` differ, the last 16 are the same.
     const idOf = (n: number) => `call_${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
     expect(new Set([idOf(1), idOf(2)].map(sampledIdHash)).size).toBe(1);
-    for (let n = 0; n < 10; n++) ids.add(idOf(n));
-    expect(ids.hashOf).toBe(sampledIdHash);
-    const longest: number[] = [];
-    for (let n = 10; n < 15_000; n++) {
-      const id = idOf(n);
-      // As the runner does: the hash taken on arrival is the one the id is added under, when its call ends.
-      const hash = ids.hashOf(id);
-      expect(ids.has(id, hash)).toBe(false);
-      ids.add(id, hash);
-      // A question reads at most one word past the run it lands in, an insert as many as the run.
-      if (n < 200 || n % 500 === 0) longest.push(ids.longestRun());
-    }
-    // While sampled: up to the insert that passed 48 words (then the ids were hashed whole). Whole, in a table at
-    // most a third full: runs of a few words (without the switch, one run of 14,000).
-    expect(Math.max(...longest)).toBeLessThanOrEqual(49);
-    expect(Math.max(...longest.slice(200))).toBeLessThanOrEqual(40);
+    const { ids, sampled, whole } = countingReads((ask) => {
+      const ids = new FinishedIds();
+      for (let n = 0; n < 10; n++) ids.add(idOf(n));
+      expect(ids.hashOf).toBe(sampledIdHash);
+      // The taken words each question passed, while the ids were hashed by their sample and once whole.
+      const sampled: number[] = [];
+      const whole: number[] = [];
+      for (let n = 10; n < 15_000; n++) {
+        const id = idOf(n);
+        // As the runner does: the hash taken on arrival is the one the id is added under, when its call ends.
+        const hash = ids.hashOf(id);
+        const { found, passed } = ask(ids, id, hash);
+        expect(found).toBe(false);
+        if (passed !== undefined) (ids.hashOf === sampledIdHash ? sampled : whole).push(passed);
+        ids.add(id, hash);
+      }
+      return { ids, sampled, whole };
+    });
+    // While sampled, every id lands in one run: questions pass up to 48 words, and the one that would pass more (or
+    // the insert that makes the run longer) hashes the ids whole. Whole, in a table at most a third full: a few
+    // words (without the switch, 14,000).
+    expect([sampled.length > 0, Math.max(...sampled)]).toEqual([true, 48]);
+    expect(whole.length).toBeGreaterThan(14_000);
+    expect(Math.max(...whole)).toBeLessThanOrEqual(40);
     expect(ids.hashOf).toBe(fullIdHash);
     const wrong: number[] = [];
     for (let n = 0; n < 20_000; n++) if (ids.has(idOf(n)) !== n < 15_000) wrong.push(n);
