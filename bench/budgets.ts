@@ -96,9 +96,13 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 144, calls: 185 } as cons
  * an error's symbol-keyed fields, its `errors` field, an error held in a field, and a hash kept from before finished
  * ids were hashed whole); 86,512 B (+68 B, a fix: an error past the 17 of a chain copied is read for a secret);
  * 86,533 B (+21 B, a fix: an AggregateError's `errors` set to no array is read for a secret); 86,521 B (−12 B: the
- * sampled and the whole id hash share one loop).
+ * sampled and the whole id hash share one loop); 86,540 B (+19 B: fixes, `close()` drains until a tool that ignored
+ * its signal returns +8 B, an error held in an error's field stays an error once redacted +39 B, an error's
+ * non-enumerable and inherited fields redacted +20 B; and `FinishedIds.longestRun()`, for tests only, gone −48 B).
+ * Measured in a checkout with its own node_modules: a worktree whose node_modules links to another checkout measures
+ * 8 B more (the paths in the bundle are longer).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_521;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_540;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;
