@@ -908,17 +908,28 @@ export class Redactor {
     return !this.empty && this.#holds(value, []);
   }
 
-  #holds(value: unknown, ancestors: object[]): boolean {
+  /**
+   * `clean`: the objects already read in this search and found to hold nothing, so that an object reached again by
+   * another path (a value that shares its parts) is read once: the search stays linear in the value's distinct
+   * objects, where reading each path would double with each level of sharing. (One found clean while an ancestor
+   * was still being read may lead back to that ancestor; if the ancestor holds a secret, the search ends `true`
+   * with it.)
+   */
+  #holds(value: unknown, ancestors: object[], clean?: WeakSet<object>): boolean {
     if (typeof value === 'string') return this.text(value) !== value;
     if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol') {
       const written = typeof value === 'symbol' ? value.toString() : String(value);
       return this.text(written) !== written;
     }
-    if (value === null || typeof value !== 'object' || ancestors.includes(value)) return false;
+    if (value === null || typeof value !== 'object' || ancestors.includes(value) || clean?.has(value))
+      return false;
     if (ancestors.length >= MAX_REDACT_DEPTH) return true;
     ancestors.push(value);
     try {
-      return this.#objectHolds(value, ancestors);
+      const read = clean ?? new WeakSet<object>();
+      const holds = this.#objectHolds(value, ancestors, read);
+      if (!holds) read.add(value);
+      return holds;
     } catch {
       return true;
     } finally {
@@ -926,9 +937,9 @@ export class Redactor {
     }
   }
 
-  #objectHolds(value: object, ancestors: object[]): boolean {
+  #objectHolds(value: object, ancestors: object[], clean: WeakSet<object>): boolean {
     const any = (items: Iterable<unknown>): boolean => {
-      for (const item of items) if (this.#holds(item, ancestors)) return true;
+      for (const item of items) if (this.#holds(item, ancestors, clean)) return true;
       return false;
     };
     if (Array.isArray(value) || value instanceof Set) return any(value);
@@ -943,9 +954,9 @@ export class Redactor {
       return any(value instanceof AggregateError ? [...parts, value.errors] : parts);
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return this.#holds(toJSON.call(value), ancestors);
+    if (typeof toJSON === 'function') return this.#holds(toJSON.call(value), ancestors, clean);
     for (const [key, item] of Object.entries(value)) {
-      if (this.text(key) !== key || this.#holds(item, ancestors)) return true;
+      if (this.text(key) !== key || this.#holds(item, ancestors, clean)) return true;
     }
     return false;
   }
@@ -962,8 +973,12 @@ export class Redactor {
     return this.#walk(value, []) as T;
   }
 
-  /** `errors`: an `Error` is given as {@link Redactor.error} gives it (a field of an error), not as a plain object. */
-  #walk(value: unknown, ancestors: object[], errors = false): unknown {
+  /**
+   * `errors`: an `Error` is given as {@link Redactor.error} gives it (a field of an error), not as a plain object.
+   * `copies`: the copies made in this walk, by original: an object reached again by another path is copied once and
+   * the copy shared, so that a value that shares its parts costs its distinct objects, not its paths.
+   */
+  #walk(value: unknown, ancestors: object[], errors = false, copies?: Map<object, unknown>): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value === 'number' || typeof value === 'bigint') {
       const digits = String(value);
@@ -976,10 +991,14 @@ export class Redactor {
     }
     if (value === null || typeof value !== 'object') return value;
     if (ancestors.includes(value)) return '[Circular]';
+    if (copies?.has(value)) return copies.get(value);
     if (ancestors.length >= MAX_REDACT_DEPTH) return '[Too deep]';
     ancestors.push(value);
     try {
-      return this.#object(value, ancestors, errors);
+      const made = copies ?? new Map<object, unknown>();
+      const copy = this.#object(value, ancestors, errors, made);
+      made.set(value, copy);
+      return copy;
     } catch {
       return '[Unreadable]';
     } finally {
@@ -987,8 +1006,8 @@ export class Redactor {
     }
   }
 
-  #object(value: object, ancestors: object[], errors: boolean): unknown {
-    const walk = (item: unknown) => this.#walk(item, ancestors, errors);
+  #object(value: object, ancestors: object[], errors: boolean, copies: Map<object, unknown>): unknown {
+    const walk = (item: unknown) => this.#walk(item, ancestors, errors, copies);
     if (Array.isArray(value)) return value.map(walk);
     // What JSON would write as `{}`: a Map as its entries, a Set as its values.
     if (value instanceof Map) return [...value].map(walk);
