@@ -1120,15 +1120,18 @@ export class CallRunner implements ExecutionOwner {
   /**
    * The service has the result (an `ack`), or will never record it (`refused`: the error code): forget it. A call
    * still waiting for the service's decision when the service refuses it (docs/protocol/tool-calls.md,
-   * docs/protocol/approvals.md: its session
-   * is
-   * gone, e.g. after a new session) will never get it: it ends `cancelled` rather than hold its place for ever.
+   * docs/protocol/approvals.md: its session is gone, e.g. after a new session) will never get it here: it ends
+   * without a result, as a disowned call ({@link CallRunner.#disown}), rather than hold its place for ever.
    */
   ack(callId: string | undefined, refused?: string): void {
     // None: the `callId` an `ack` frame did not carry, or a call's own (see `handle`).
     if (callId === undefined) return;
-    if (refused !== undefined && this.#held.get(callId)?.decide !== undefined)
-      this.#cancel(callId, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
+    // Its `approval_request` refused: the call is not this session's (it went on without this worker: decided and
+    // sent to another, perhaps running there). It ends without a result, as at `not_dispatched`: a `cancelled`
+    // result from here would be taken as the call's, and cut the run of the worker that has it.
+    const waiting = refused === undefined ? undefined : this.#held.get(callId);
+    if (waiting?.decide !== undefined)
+      this.#disown(waiting, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
     if (this.#updated.size > 0 && this.#updated.delete(callId)) this.#options.updates.forget(callId);
@@ -1144,6 +1147,11 @@ export class CallRunner implements ExecutionOwner {
    * re-sent it into a new session), which tells the service nothing it wants; that is logged at `debug`.
    */
   refusedResult(callId: string, code: string): boolean {
+    // A call waiting for the service's decision, refused: it stops, with a `warn` of its own (`#endWithoutResult`).
+    if (this.#held.get(callId)?.decide !== undefined) {
+      this.ack(callId, code);
+      return false;
+    }
     const quiet =
       (code === 'unknown_call' || code === 'duplicate_result') &&
       this.#outbox.statusOf(callId) === 'cancelled';

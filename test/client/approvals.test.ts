@@ -112,7 +112,7 @@ describe('Approvals', () => {
 
 describe('Approvals: a request the service refuses', () => {
   it.each(['not_allowed', 'unknown_call'])(
-    'ends a call waiting for the service decision cancelled when the service answers %s (its session is gone)',
+    'ends a call waiting for the service decision with no result when the service answers %s (its session is gone)',
     async (code) => {
       const { calls, sent, ran, start } = parkedOnSocketApproval();
       start();
@@ -121,10 +121,24 @@ describe('Approvals: a request the service refuses', () => {
       calls.ack('g1', code);
       await nextTask();
       expect(ran).toEqual([]);
-      expect(results(sent)).toEqual(['g1:cancelled']);
+      // A `cancelled` result would be taken as the call's, from any session: the call, decided meanwhile and
+      // running on another worker, would end `cancelled` there while its tool ran (the model told it did not).
+      expect(results(sent)).toEqual([]);
       expect(calls.running + calls.queued).toBe(0);
     },
   );
+
+  it('is not remembered as finished: the call sent here again, decided, runs once', async () => {
+    const { calls, sent, ran, start, call } = parkedOnSocketApproval();
+    start();
+    await nextTask();
+    calls.ack('g1', 'not_allowed');
+    await nextTask();
+    call('g1', 'gated', { approved: true });
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['g1:ok']);
+  });
 });
 
 /**
