@@ -52,6 +52,11 @@ export class SocketQuestions {
   readonly #pending = new Map<string, Pending>();
   /** Per call with a question open, how many are. */
   readonly #open = new Map<string, number>();
+  /**
+   * Withdrawals the socket could not take (it was down): sent at the resume, or the service would hold the
+   * question open, and the call's deadline with it, for an answer the tool no longer waits for. Made at the first.
+   */
+  #unsentWithdrawals: Map<string, FrameOf<ClientFrame, 'question_cancel'>> | undefined;
 
   constructor(options: SocketQuestionsOptions) {
     this.#options = options;
@@ -92,11 +97,15 @@ export class SocketQuestions {
         () => {
           if (!this.#pending.delete(key)) return;
           this.#closed(request.callId);
-          this.#options.send({
+          const cancel: FrameOf<ClientFrame, 'question_cancel'> = {
             type: 'question_cancel',
             callId: request.callId,
             questionId: request.questionId,
-          });
+          };
+          if (!this.#options.send(cancel)) {
+            this.#unsentWithdrawals ??= new Map();
+            this.#unsentWithdrawals.set(key, cancel);
+          }
           reject(withdrawn());
         },
         { once: true },
@@ -131,6 +140,10 @@ export class SocketQuestions {
       if (pending.frame.callId === callId) this.#pending.delete(key);
     }
     this.#open.delete(callId);
+    if (this.#unsentWithdrawals === undefined) return;
+    for (const [key, cancel] of this.#unsentWithdrawals) {
+      if (cancel.callId === callId) this.#unsentWithdrawals.delete(key);
+    }
   }
 
   #opened(callId: string): void {
@@ -153,9 +166,16 @@ export class SocketQuestions {
    * A socket (re)opened: every open question goes again; a service that no longer takes them fails them. A new
    * session (`resumed: false`) fails them too, `cancelled`: they were put to the old session, and the service
    * ignores a question from a session its call is not assigned to (docs/protocol/questions.md), so none would be
-   * answered.
+   * answered. The withdrawals the socket could not take go now, to the same session (a new one closed the old
+   * session's questions itself).
    */
   reconnected(resumed = true): void {
+    const unsent = this.#unsentWithdrawals;
+    if (unsent !== undefined && unsent.size > 0) {
+      for (const [key, cancel] of [...unsent]) {
+        if (!resumed || !this.#options.enabled() || this.#options.send(cancel)) unsent.delete(key);
+      }
+    }
     for (const [key, pending] of [...this.#pending]) {
       if (!resumed) {
         this.#pending.delete(key);
