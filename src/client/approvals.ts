@@ -415,11 +415,16 @@ export class Approvals {
         : true;
     // Cancelled while in line, it ends where it waits: the decision goes nowhere.
     if (frame.approved)
-      this.#options.slots.whenInSlot(execution, (inSlot) => {
-        if (!inSlot) return;
-        this.#options.waitsForDecision(execution, false);
-        decide(decision);
-      });
+      this.#options.slots.whenInSlot(
+        execution,
+        (inSlot) => {
+          if (!inSlot) return;
+          this.#options.waitsForDecision(execution, false);
+          decide(decision);
+        },
+        undefined,
+        true,
+      );
     else decide({ approved: false, reason: frame.reason ?? '' });
   }
 
@@ -476,17 +481,24 @@ function inSlotIfApproved(
       local.delete(held);
       return decision;
     }
+    // Its tool has not begun: while the socket is down it waits for the resume to say the call is still this
+    // worker's (the service may have given it to another, which would run it too).
     return new Promise<ApprovalDecision>((resolve) =>
-      options.slots.whenInSlot(held, (inSlot) => {
-        // Cancelled while in line, it ends where it waits (its approval's wait ends at the abort), and the answer
-        // not gone on with stays for the call if it is sent again (`left`).
-        if (!inSlot) return;
-        local.delete(held);
-        decided.set(held, wait);
-        options.waits?.running(callId);
-        options.waitsForDecision(held, false);
-        resolve(decision);
-      }),
+      options.slots.whenInSlot(
+        held,
+        (inSlot) => {
+          // Cancelled while in line, it ends where it waits (its approval's wait ends at the abort), and the answer
+          // not gone on with stays for the call if it is sent again (`left`).
+          if (!inSlot) return;
+          local.delete(held);
+          decided.set(held, wait);
+          options.waits?.running(callId);
+          options.waitsForDecision(held, false);
+          resolve(decision);
+        },
+        undefined,
+        true,
+      ),
     );
   });
 }

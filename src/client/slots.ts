@@ -70,6 +70,11 @@ export class Slots {
   readonly #lined: SlotsOptions['lined'];
   /** Calls going on after a wait (`resuming`): first in line, in the order they may go on. */
   readonly #first: Execution[] = [];
+  /**
+   * Those of {@link Slots.#first} whose tool has not begun (approved after a wait for a decision): they start only
+   * as a queued call may ({@link SlotsOptions.mayStart}). Made at the first.
+   */
+  #firstNotBegun: WeakSet<Execution> | undefined;
   /** The lane of calls not keyed: `queued`, in the order they came. */
   readonly #queue: Execution[] = [];
   /**
@@ -230,14 +235,21 @@ export class Slots {
    * With `lane` (a call of a tool with `concurrency` holding its key's permit; not empty, one per tool and key),
    * the call waits for its turn in that lane instead, as a new call would: at once only if a slot is free and
    * nobody is in line.
+   *
+   * With `notBegun` (an approved call: its tool has not begun), the call is first in line too, but starts only as
+   * a queued call may: not while the socket is down and the service is to say which calls it still owes
+   * (docs/protocol/calls-no-longer-held.md), since it may have given this one to another worker meanwhile.
    */
-  whenInSlot(execution: Execution, go: (inSlot: boolean) => void, lane?: string): void {
+  whenInSlot(execution: Execution, go: (inSlot: boolean) => void, lane?: string, notBegun = false): void {
     const { state } = execution;
     if (state === 'parked') {
       const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
       const free = this.#running + weight <= this.#maxConcurrency;
       // Going on after a wait: first in line. Keyed, for its first slot: only when nobody waits before it.
-      const now = lane === undefined ? free : free && this.#queued === 0 && this.#mayStart();
+      const now =
+        lane === undefined
+          ? free && (!notBegun || this.#mayStart())
+          : free && this.#queued === 0 && this.#mayStart();
       if (now && lane !== undefined && this.#expireIfOverdue?.(execution) === true) {
         go(false);
         return;
@@ -251,6 +263,10 @@ export class Slots {
         if (lane === undefined) {
           this.#first.push(execution);
           this.#queued += 1;
+          if (notBegun) {
+            this.#firstNotBegun ??= new WeakSet();
+            this.#firstNotBegun.add(execution);
+          }
         } else this.#enqueue(execution, lane);
       }
     } else if (state === 'resuming') {
@@ -434,8 +450,9 @@ export class Slots {
         if (this.#weightOf !== undefined && this.#running + this.#weightOf(next) > this.#maxConcurrency)
           break;
         // A call waiting for its first slot waits on while none may start (those behind it too: order is kept).
-        if (!first && !this.#mayStart()) break;
+        if ((!first || this.#firstNotBegun?.has(next) === true) && !this.#mayStart()) break;
         line.shift();
+        if (first) this.#firstNotBegun?.delete(next);
         this.#queued -= 1;
         if (lane !== undefined) {
           // Its lane's turn is over: it goes to the end of the turns, or leaves them when nobody waits in it.

@@ -41,13 +41,14 @@ function endings() {
 }
 
 /** A tool that records each call it starts and runs until let go (`letGo`) or aborted (`aborted`: the reasons). */
-function gatedTool(name: string) {
+function gatedTool(name: string, needsApproval = false) {
   const started: string[] = [];
   const aborted: unknown[] = [];
   const gates = new Map<string, () => void>();
   const made = tool({
     name,
     description: 'Refunds an order, once let go.',
+    needsApproval,
     execute: (_input, ctx) =>
       new Promise<string>((resolve) => {
         started.push(ctx.callId);
@@ -107,6 +108,34 @@ describe('a resume whose welcome lists the calls owed (feature owed_calls)', () 
       expect(calls.queued).toBe(0);
       // c1's result, sent again at the resume (no ack came); none for the dropped call.
       expect(new Set(toolResults(sent))).toEqual(new Set(['c1:ok']));
+    }
+  });
+
+  it('starts no call its local approver approves while the socket is down: the resume says whether it is still owed', async () => {
+    // The service may have given the call to another worker meanwhile, which asks its own approver and runs it: a
+    // refund approved here while the socket was down would run twice.
+    for (const owed of [['g1'], []]) {
+      const answers: Array<(approved: boolean) => void> = [];
+      const refund = gatedTool('refund', true);
+      const { calls, sent } = recording([refund.tool], {
+        onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+      });
+      calls.welcomed({ ...resumed(undefined), resumed: false });
+      calls.receive({ type: 'tool_call', callId: 'g1', runId: 'r1', toolName: 'refund', arguments: {} });
+      await nextTask();
+      expect(answers).toHaveLength(1);
+      calls.disconnected();
+      answers[0]!(true);
+      await nextTask();
+      await nextTask();
+      expect(refund.started).toEqual([]);
+      calls.welcomed(resumed(owed));
+      await nextTask();
+      await nextTask();
+      expect(refund.started).toEqual(owed.length === 0 ? [] : ['g1']);
+      refund.letGo('g1');
+      await nextTask();
+      expect(toolResults(sent)).toEqual(owed.length === 0 ? [] : ['g1:ok']);
     }
   });
 
