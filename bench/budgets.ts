@@ -98,11 +98,14 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 144, calls: 185 } as cons
  * 86,533 B (+21 B, a fix: an AggregateError's `errors` set to no array is read for a secret); 86,521 B (−12 B: the
  * sampled and the whole id hash share one loop); 86,540 B (+19 B: fixes, `close()` drains until a tool that ignored
  * its signal returns +8 B, an error held in an error's field stays an error once redacted +39 B, an error's
- * non-enumerable and inherited fields redacted +20 B; and `FinishedIds.longestRun()`, for tests only, gone −48 B).
+ * non-enumerable and inherited fields redacted +20 B; and `FinishedIds.longestRun()`, for tests only, gone −48 B);
+ * 86,660 B (+120 B, fixes: a value that shares its parts redacted once a part +58 B, a refused approval request ends
+ * its call with no `cancelled` result +13 B, a call approved locally while the socket is down waits for the resume
+ * +53 B, a question withdrawn while the socket is down withdrawn at the resume −4 B).
  * Measured in a checkout with its own node_modules: a worktree whose node_modules links to another checkout measures
  * 8 B more (the paths in the bundle are longer).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_540;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_660;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;
