@@ -101,11 +101,12 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 144, calls: 185 } as cons
  * non-enumerable and inherited fields redacted +20 B; and `FinishedIds.longestRun()`, for tests only, gone −48 B);
  * 86,660 B (+120 B, fixes: a value that shares its parts redacted once a part +58 B, a refused approval request ends
  * its call with no `cancelled` result +13 B, a call approved locally while the socket is down waits for the resume
- * +53 B, a question withdrawn while the socket is down withdrawn at the resume −4 B).
+ * +53 B, a question withdrawn while the socket is down withdrawn at the resume −4 B); 86,683 B (+23 B, a fix: a
+ * browser's error for a missing `url` or `apiKey` names no environment variable).
  * Measured in a checkout with its own node_modules: a worktree whose node_modules links to another checkout measures
  * 8 B more (the paths in the bundle are longer).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_660;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_683;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

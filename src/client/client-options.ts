@@ -550,7 +550,9 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       expected: 'a ws:// or wss:// URL without a fragment (#…)',
       test: (value) => WS_URL.test(urlText(value) ?? ''),
       required: true,
-      whenMissing: '(or set TOOLWIRE_URL)',
+      get whenMissing() {
+        return hasEnv() ? '(or set TOOLWIRE_URL)' : undefined;
+      },
       // A token may travel in the query or the userinfo.
       show: (value, redact) => {
         const text = urlText(value);
@@ -560,13 +562,15 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     apiKey: {
       ...oneOf(
         aString(
-          `a non-empty string of printable ASCII without spaces, at most ${MAX_API_KEY_CHARS} characters (it travels in an HTTP header)`,
+          `a non-empty string of printable ASCII without spaces, at most ${MAX_API_KEY_CHARS} characters (the characters an HTTP header may carry)`,
           { pattern: API_KEY_PATTERN, maxLength: MAX_API_KEY_CHARS },
         ),
         { ...aFunction, expected: 'a function returning one (read before every connection attempt)' },
       ),
       required: true,
-      whenMissing: '(or set TOOLWIRE_API_KEY)',
+      get whenMissing() {
+        return hasEnv() ? '(or set TOOLWIRE_API_KEY)' : undefined;
+      },
       // A secret, even when refused: shown by kind and size, and the first character a key cannot hold.
       show: (value) => describeKey(value, describeSecret),
     },
@@ -692,6 +696,14 @@ export interface ResolvedClientOptions
 
 function env(name: string): string | undefined {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+}
+
+/**
+ * Whether the runtime has environment variables (Node, Bun, Deno) for `url` and `apiKey` to come from: a message about
+ * a missing one names the variable only there (a browser has none).
+ */
+function hasEnv(): boolean {
+  return typeof (globalThis as { process?: { env?: unknown } }).process?.env === 'object';
 }
 
 /**

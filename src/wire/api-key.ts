@@ -16,7 +16,7 @@ export type ApiKeySource = string | (() => string | Promise<string>);
 /** Longest wait for a key function, in milliseconds: past it the attempt fails and is retried with backoff. */
 export const API_KEY_TIMEOUT_MS = 10_000;
 
-/** What a key must be: it travels in an HTTP header. */
+/** What a key must be: the characters an HTTP header may carry (it travels in one where the runtime can send headers). */
 export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 /** Longest key accepted, in characters. */

@@ -866,32 +866,32 @@ describe('Client options', () => {
     [
       { apiKey: 'a\nb' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters; character 2 is U+000A (a line break), not printable ASCII',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got a string of 3 characters; character 2 is U+000A (a line break), not printable ASCII',
     ],
     [
       { apiKey: 'k y' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters; character 2 is U+0020 (a space), not printable ASCII',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got a string of 3 characters; character 2 is U+0020 (a space), not printable ASCII',
     ],
     [
       { apiKey: 'sk-live-…' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 9 characters; character 9 is U+2026, not printable ASCII',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got a string of 9 characters; character 9 is U+2026, not printable ASCII',
     ],
     [
       { apiKey: 12345678 },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a number',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got a number',
     ],
     [
       { apiKey: '' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 0 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got a string of 0 characters',
     ],
     [
       { apiKey: 'k'.repeat(4097) },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 4097 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got a string of 4097 characters',
     ],
     [
       { tools: 'search' },
@@ -974,12 +974,41 @@ describe('Client options', () => {
       expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(
         new OptionsError(
           'invalid_option',
-          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt) (or set TOOLWIRE_API_KEY), got undefined',
+          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt) (or set TOOLWIRE_API_KEY), got undefined',
         ),
       );
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+
+  it('names no environment variable where the runtime has none (a browser)', () => {
+    const missingUrl = () => new Client({ apiKey: 'k', tools: [] });
+    const missingKey = () => new Client({ url: FAKE_URL, tools: [] });
+    vi.stubGlobal('process', undefined);
+    let errors: unknown[];
+    try {
+      errors = [missingUrl, missingKey].map((make) => {
+        try {
+          make();
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(errors).toEqual([
+      new OptionsError(
+        'invalid_option',
+        'new Client(options): url must be a ws:// or wss:// URL without a fragment (#…), got undefined',
+      ),
+      new OptionsError(
+        'invalid_option',
+        'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt), got undefined',
+      ),
+    ]);
   });
 });
 
