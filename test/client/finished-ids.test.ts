@@ -69,7 +69,7 @@ describe('FinishedIds', () => {
 
   it.each([
     ['whole', fullIdHash, Number.POSITIVE_INFINITY],
-    ['by their last 16 units', sampledIdHash, 16],
+    ['by their last 10 units', sampledIdHash, 10],
   ])('hashes ids of one length that differ in one unit it reads apart (%s)', (_, hashOf, read) => {
     for (const id of [
       'call_4f1c2a9e-7b3d-4c1a-9e2f-0a1b2c3d4e5f',
@@ -87,7 +87,7 @@ describe('FinishedIds', () => {
     }
   });
 
-  it('hashes ids whole once ids that share their last 16 units make a long run, and keeps every run short', () => {
+  it('hashes ids whole once ids that share their sampled units make a long run, and keeps every run short', () => {
     // 41 units, as a `call_` and a UUID: only the 8 units after `call_` differ, the last 16 are the same.
     const idOf = (n: number) => `call_${n.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
     expect(new Set([idOf(1), idOf(2)].map(sampledIdHash)).size).toBe(1);
@@ -133,7 +133,7 @@ describe('FinishedIds', () => {
     expect([ids.has(early), ids.has(idOf(0)), ids.has(idOf(100))]).toEqual([true, true, false]);
   });
 
-  it('keeps hashing by the sample while ids differ in their last 16 units', () => {
+  it('keeps hashing by the sample while ids differ in their last 10 units', () => {
     const ids = new FinishedIds();
     const next = random(11);
     const hex = () =>
