@@ -777,7 +777,7 @@ export class Redactor {
     if (this.empty) return error;
     try {
       if (!(error instanceof Error)) return this.#holds(error, []) ? this.value(error) : error;
-      return this.#errorCopy(error, []) as T;
+      return this.#errorCopy(error, [], new Map()) as T;
     } catch {
       return '[Unreadable]' as T;
     }
@@ -785,15 +785,17 @@ export class Redactor {
 
   /**
    * `error` with every error of its chain (causes, inner errors) that holds a secret, or leads to one that does,
-   * copied and redacted; the rest kept. The chain is read once, each field of each error at most once.
+   * copied and redacted; the rest kept. The chain is read once, each field of each error at most once. `made`: the
+   * copies made so far in this redaction, by original, shared with the walks of the fields of every error in it (an
+   * error held in a field is copied once however many fields hold it).
    */
-  #errorCopy(root: Error, ancestors: object[]): Error {
+  #errorCopy(root: Error, ancestors: object[], made: Map<object, unknown>): Error {
     const plans = new Map<Error, ErrorPlan>();
     const queue: Error[] = [root];
     while (queue.length > 0 && plans.size < MAX_REDACTED_ERRORS) {
       const item = queue.shift() as Error;
       if (plans.has(item)) continue;
-      const plan = this.#errorPlan(item, ancestors);
+      const plan = this.#errorPlan(item, ancestors, made);
       plans.set(item, plan);
       for (const inner of plan.inner) if (!plans.has(inner)) queue.push(inner);
     }
@@ -839,7 +841,7 @@ export class Redactor {
    * held in a field (at any depth) stays an error, redacted as this one; one that leads back to an error of
    * `ancestors` or to this one is `"[Circular]"`.
    */
-  #errorPlan(item: Error, ancestors: object[]): ErrorPlan {
+  #errorPlan(item: Error, ancestors: object[], copies: Map<object, unknown>): ErrorPlan {
     const plan: ErrorPlan = {
       fields: new Map(),
       dropped: [],
@@ -851,7 +853,7 @@ export class Redactor {
     const fields = item as unknown as Record<PropertyKey, unknown>;
     // A field's value as the copy holds it: redacted where a rule matches in it, its errors kept errors.
     const field = (value: unknown): unknown =>
-      this.#holds(value, []) ? this.#walk(value, [...ancestors, item], true) : value;
+      this.#holds(value, []) ? this.#walk(value, [...ancestors, item], true, copies) : value;
     let keys: PropertyKey[] = [...STANDARD_FIELDS];
     try {
       keys = keys.concat(ownFields(item));
@@ -1016,7 +1018,7 @@ export class Redactor {
       return this.bytes(value) ? this.replacement : value;
     }
     if (value instanceof Error) {
-      if (errors) return this.#errorCopy(value, ancestors);
+      if (errors) return this.#errorCopy(value, ancestors, copies);
       const out: Record<string, unknown> = {
         name: this.text(String(value.name)),
         message: this.text(String(value.message)),

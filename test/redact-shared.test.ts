@@ -68,4 +68,31 @@ describe('a value that shares its parts', () => {
     expect(redactor.error(error)).toBe(error);
     expect(reads.count).toBeLessThanOrEqual(4 * 30);
   });
+
+  it('copies an error held in two fields of each error of a chain once, with each field read at most once a level', () => {
+    const redactor = new Redactor([SECRET]);
+    const depth = 12;
+    const reads = { count: 0 };
+    let error = new Error(`key ${SECRET}`);
+    for (let level = 0; level < depth; level++) {
+      const below = error;
+      error = new Error(`level ${level}`);
+      for (const key of ['a', 'b'])
+        Object.defineProperty(error, key, {
+          enumerable: true,
+          get() {
+            reads.count++;
+            return below;
+          },
+        });
+    }
+    const copy = redactor.error(error) as Error & { a: Error & { a: unknown; b: unknown }; b: unknown };
+    // Each error's two fields are read by its copy and by each search of an error above it: depth² reads, where
+    // copying each path read 2^depth.
+    expect(reads.count).toBeLessThanOrEqual(2 * depth * (depth + 1));
+    expect(copy.a).toBe(copy.b);
+    expect(copy.a.a).toBe(copy.a.b);
+    expect(copy.a).toBeInstanceOf(Error);
+    expect(JSON.stringify(copy)).not.toContain(SECRET);
+  });
 });
