@@ -944,6 +944,8 @@ export class Redactor {
       for (const item of items) if (this.#holds(item, ancestors, clean)) return true;
       return false;
     };
+    const primitive = unboxed(value);
+    if (primitive !== value) return this.#holds(primitive, ancestors, clean);
     if (Array.isArray(value) || value instanceof Set) return any(value);
     if (value instanceof Map) return any([...value].flat());
     if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return this.bytes(value);
@@ -966,7 +968,8 @@ export class Redactor {
   /**
    * A deep copy of a JSON-like value (a log line's fields, a widget) with every string and key redacted. A
    * number or BigInt whose digits hold a secret becomes the replacement; an `Error` becomes `{ name, message,
-   * stack, code?, cause? }`; an object with `toJSON` is copied from what it returns; binary data that holds a
+   * stack, code?, cause? }`; a boxed string, number, BigInt or symbol (`new String(…)`) as the primitive it holds;
+   * an object with `toJSON` is copied from what it returns; binary data that holds a
    * secret becomes the replacement. Cycles are written `"[Circular]"`, nesting past {@link MAX_REDACT_DEPTH}
    * `"[Too deep]"`: nothing is passed on unread.
    */
@@ -1010,6 +1013,8 @@ export class Redactor {
 
   #object(value: object, ancestors: object[], errors: boolean, copies: Map<object, unknown>): unknown {
     const walk = (item: unknown) => this.#walk(item, ancestors, errors, copies);
+    const primitive = unboxed(value);
+    if (primitive !== value) return walk(primitive);
     if (Array.isArray(value)) return value.map(walk);
     // What JSON would write as `{}`: a Map as its entries, a Set as its values.
     if (value instanceof Map) return [...value].map(walk);
@@ -1036,6 +1041,19 @@ export class Redactor {
     for (const [key, item] of Object.entries(value)) setKey(out, this.text(key), walk(item));
     return out;
   }
+}
+
+/**
+ * The primitive a boxed string, number, BigInt or symbol (`new String(…)`, `Object(1n)`) holds, which JSON writes and
+ * `console.log` prints whole (its own keys are its characters, one a key); else `value`. Throws for an object that
+ * only claims the prototype (`Object.create(String.prototype)`): it cannot be read.
+ */
+function unboxed(value: object): unknown {
+  if (value instanceof String) return String.prototype.valueOf.call(value);
+  if (value instanceof Number) return Number.prototype.valueOf.call(value);
+  if (value instanceof BigInt) return BigInt.prototype.valueOf.call(value);
+  if (value instanceof Symbol) return Symbol.prototype.valueOf.call(value);
+  return value;
 }
 
 /** Most errors of one chain (the error, its causes, inner errors) that {@link Redactor.error} reads. */

@@ -263,6 +263,24 @@ describe('Redactor', () => {
     });
   });
 
+  it('redacts a boxed string or number as the primitive JSON writes, in a value and in an error field', () => {
+    const redactor = new Redactor(['s3cret', /\b4242\b/]);
+    // JSON writes `new String('…')` as the string: read as an object, its keys are its characters, one each.
+    expect(redactor.holds(new String('a s3cret'))).toBe(true);
+    expect(
+      redactor.value({ text: new String('a s3cret'), id: new Number(4242), plain: new String('b') }),
+    ).toEqual({
+      text: `a ${REDACTED}`,
+      id: REDACTED,
+      plain: 'b',
+    });
+    const error = Object.assign(new Error('failed'), { detail: new String('a s3cret') });
+    const copy = redactor.error(error);
+    expect(copy).not.toBe(error);
+    expect((copy as unknown as { detail: unknown }).detail).toBe(`a ${REDACTED}`);
+    expect(inspect(copy)).not.toContain('s3cret');
+  });
+
   it('copies an Error with its stack, code, cause chain and inner errors, redacted', () => {
     const redactor = new Redactor(['s3cret']);
     const inner = Object.assign(new Error('inner s3cret'), { code: 'E_s3cret' });
