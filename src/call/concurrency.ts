@@ -149,11 +149,23 @@ export function holdsPermit(call: CallState): boolean {
   return permits.has(call);
 }
 
-/** The call ended: its permit, if any, goes to the next call of its key. */
-export function releasePermit(call: CallState): void {
+/**
+ * Calls that hold their permit and went on from the gate (their `execute` began): one that ends while its tool
+ * still runs keeps its permit until the tool returns.
+ */
+const began = new WeakSet<CallState>();
+
+/**
+ * The call ended, or (`stillRunning` `false`) its tool returned after it ended: its permit, if any, goes to the next
+ * call of its key. `stillRunning`: the call ended (cancelled, timed out) while a phase of it is still pending; once
+ * its `execute` began, the permit is kept until that returns (the pipeline calls this again then): a tool that
+ * ignores `ctx.signal` never runs beside more than `limit - 1` others of its key, as it keeps its host's slot.
+ */
+export function releasePermit(call: CallState, stillRunning = false): void {
   const permit = permits.get(call);
-  if (permit === undefined) return;
+  if (permit === undefined || (stillRunning && began.has(call))) return;
   permits.delete(call);
+  began.delete(call);
   permit.gate.leave(permit.key);
 }
 
@@ -192,6 +204,11 @@ export function enterGate(
     }
   }
   const permit = { gate, key: key as string };
+  const begin = go;
+  go = () => {
+    began.add(call);
+    begin();
+  };
   const { waits } = call.options;
   const callId = call.ctx.callId;
   // The host's lane for this tool and key (one per tool definition's name and key, never empty).

@@ -397,12 +397,15 @@ export abstract class CallRun extends Cancellation implements CallState {
   /** The pending phase's promise settled; after the call's end, {@link CallRun.lateReturn} is told. */
   returned(): void {
     this.open = false;
-    if (this.next === FINISHED) this.lateReturn();
+    if (this.next !== FINISHED) return;
+    if (this.internals.concurrency !== undefined) callParts.concurrency.code?.releasePermit(this);
+    this.lateReturn();
   }
 
   /**
    * The code a phase ran returned after the call had its result (it was cancelled or timed out while its tool
-   * ran): nothing to do here; a host frees what the running tool held (the client, its slot).
+   * ran): its permit (a tool with `concurrency`) is given back before this; a host frees what the running tool held
+   * (the client, its slot).
    */
   lateReturn(): void {}
 
@@ -435,8 +438,9 @@ export abstract class CallRun extends Cancellation implements CallState {
     this.next = FINISHED;
     // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
     if (waited !== undefined) this.options.signal?.removeEventListener('abort', this);
-    // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
-    if (this.internals.concurrency !== undefined) callParts.concurrency.code?.releasePermit(this);
+    // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts), once its
+    // tool returns if it still runs.
+    if (this.internals.concurrency !== undefined) callParts.concurrency.code?.releasePermit(this, this.open);
     const { maxOutputBytes } = this.options;
     let formed = wellFormed;
     const redaction = this.redaction;

@@ -1147,7 +1147,8 @@ export interface ToolOptionsBase<
    * At most `limit` calls of this tool run `execute` at once in this process, per key when `key` is given (a
    * tenant, a customer: `key(input, ctx)` returns a string of 1 to 256 characters; a throw or another value ends
    * the call `error`). A call over the limit waits after validation and approval, holding no `maxConcurrency`
-   * slot meanwhile, so a busy key never takes the slots of others; its wait counts towards `timeoutMs`. Calls
+   * slot meanwhile, so a busy key never takes the slots of others; its wait counts towards `timeoutMs`. A call
+   * cancelled or timed out while `execute` runs keeps its permit until `execute` returns (as it keeps its slot). Calls
    * waiting for a client slot are served by tool and key in turn (round robin). `limit` is a positive integer.
    * Counts show in `client.stats.tools`. @default none (no limit but the client's)
    */

@@ -95,6 +95,26 @@ describe('tool({ concurrency: { limit, key } })', () => {
     }
   });
 
+  it('keeps the permit of a call cancelled while its tool runs until the tool returns', async () => {
+    // keyedTool's execute ignores ctx.signal: it returns only when the test releases it.
+    const { work, started, stats, release } = keyedTool(1);
+    const controller = new AbortController();
+    const first = invokeTool(work, { tenant: 'a', n: 0 }, { signal: controller.signal });
+    const second = invokeTool(work, { tenant: 'a', n: 1 });
+    await settle();
+    controller.abort('no longer needed');
+    expect(await first).toMatchObject({ status: 'cancelled' });
+    await settle();
+    // a0's execute still runs: a1 waits for its key's permit.
+    expect([started, stats()]).toEqual([['a0'], { running: 1, waiting: 1 }]);
+    release('a0');
+    await settle();
+    expect([started, stats()]).toEqual([['a0', 'a1'], { running: 1, waiting: 0 }]);
+    release('a1');
+    expect(await second).toMatchObject({ status: 'ok', output: 'a1' });
+    expect(stats()).toEqual({ running: 0, waiting: 0 });
+  });
+
   it('counts keys apart: a key that frees a permit gives it to no other key', async () => {
     const { work, started, stats, release } = keyedTool(1);
     const calls = ['a0', 'a1', 'b0', 'b1', 'c0'].map((id) =>
