@@ -694,16 +694,30 @@ export interface ResolvedClientOptions
   tools: Tool<any, any, any>[];
 }
 
+/**
+ * An environment variable, `undefined` where it cannot be read: no `process.env`, or one whose reads throw (Deno
+ * without `--allow-env` refuses each read).
+ */
 function env(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  try {
+    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * Whether the runtime has environment variables (Node, Bun, Deno) for `url` and `apiKey` to come from: a message about
- * a missing one names the variable only there (a browser has none).
+ * Whether the runtime has environment variables (Node, Bun, Deno: a `process` with `versions.node`) for `url` and
+ * `apiKey` to come from: a message about a missing one names the variable only there. A browser has none, even
+ * where a bundler gives it a `process` of its own (`{ env: {}, browser: true }`).
  */
 function hasEnv(): boolean {
-  return typeof (globalThis as { process?: { env?: unknown } }).process?.env === 'object';
+  try {
+    const { process } = globalThis as { process?: { env?: unknown; versions?: { node?: unknown } } };
+    return typeof process?.versions?.node === 'string' && typeof process.env === 'object';
+  } catch {
+    return false;
+  }
 }
 
 /**

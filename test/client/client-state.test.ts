@@ -1010,6 +1010,50 @@ describe('Client options', () => {
       ),
     ]);
   });
+
+  it.each([
+    ["a bundler's stand-in process in a browser", { browser: true, env: {}, versions: {} }, ''],
+    [
+      'a process.env whose reads throw (Deno without --allow-env)',
+      {
+        versions: { node: '20.0.0' },
+        env: new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error('NotCapable: Requires env access');
+            },
+          },
+        ),
+      },
+      ' (or set TOOLWIRE_API_KEY)',
+    ],
+    [
+      'a process whose env getter throws',
+      Object.defineProperty({ versions: { node: '20.0.0' } }, 'env', {
+        get: () => {
+          throw new Error('env refused');
+        },
+      }),
+      '',
+    ],
+  ])('throws an OptionsError for a missing apiKey with %s', (_where, stand, hint) => {
+    vi.stubGlobal('process', stand);
+    let error: unknown;
+    try {
+      new Client({ url: FAKE_URL, tools: [] });
+    } catch (thrown) {
+      error = thrown;
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(error).toEqual(
+      new OptionsError(
+        'invalid_option',
+        `new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (the characters an HTTP header may carry) or a function returning one (read before every connection attempt)${hint}, got undefined`,
+      ),
+    );
+  });
 });
 
 describe('run() and close() options', () => {
