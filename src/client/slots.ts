@@ -444,14 +444,23 @@ export class Slots {
         const first = this.#first.length > 0;
         const lane = first ? undefined : this.#turn();
         const line = first ? this.#first : lane === '' ? this.#queue : this.#lanes.get(lane as string);
-        const next = line?.[0];
-        if (line === undefined || next === undefined) break;
+        if (line === undefined) break;
+        // First in line, an approved call whose tool has not begun waits while none may start; a call going on
+        // after a wait, behind it, goes on meanwhile (its tool began: the service still owes it a result).
+        const notBegun = first ? this.#firstNotBegun : undefined;
+        const at =
+          notBegun?.has(line[0] as Execution) === true && !this.#mayStart()
+            ? line.findIndex((call) => !notBegun.has(call))
+            : 0;
+        const next = line[at];
+        if (next === undefined) break;
         // A heavy call waits at the head until it fits (those behind it too: order is kept).
         if (this.#weightOf !== undefined && this.#running + this.#weightOf(next) > this.#maxConcurrency)
           break;
         // A call waiting for its first slot waits on while none may start (those behind it too: order is kept).
-        if ((!first || this.#firstNotBegun?.has(next) === true) && !this.#mayStart()) break;
-        line.shift();
+        if (!first && !this.#mayStart()) break;
+        if (at === 0) line.shift();
+        else line.splice(at, 1);
         if (first) this.#firstNotBegun?.delete(next);
         this.#queued -= 1;
         if (lane !== undefined) {

@@ -3,8 +3,8 @@
  * result for by the session, and the client drops every call it holds that is not among them: their `cancel` was
  * lost with the socket. A call runner over a recording socket; every step waits for a task, never for time.
  */
-import { describe, expect, it } from 'vitest';
-import { tool } from '../../src/index';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { QuestionError, tool } from '../../src/index';
 import type { ClientFrame } from '../../src/wire/protocol';
 import {
   nextTask,
@@ -63,6 +63,10 @@ function gatedTool(name: string, needsApproval = false) {
 }
 
 const toolResults = (sent: ClientFrame[]) => results(sent);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('a resume whose welcome lists the calls owed (feature owed_calls)', () => {
   it('never starts a queued call left out of owed; the owed one queued behind it starts in its turn', async () => {
@@ -137,6 +141,58 @@ describe('a resume whose welcome lists the calls owed (feature owed_calls)', () 
       await nextTask();
       expect(toolResults(sent)).toEqual(owed.length === 0 ? [] : ['g1:ok']);
     }
+  });
+
+  it('goes on with a call whose tool began while one approved with the socket down waits before it in line', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // `asker` began: its question times out (30 ms) while the one slot is busy, and it waits to go on.
+    const went: string[] = [];
+    const asker = tool({
+      name: 'asker',
+      description: 'Asks, then goes on.',
+      execute: async (_input, ctx) => {
+        const got = await ctx.askQuestion('Which warehouse?', { timeoutMs: 30 }).then(
+          () => 'answered',
+          (error: unknown) => (error instanceof QuestionError ? error.code : 'not a QuestionError'),
+        );
+        went.push(got);
+        return got;
+      },
+    });
+    const refund = gatedTool('refund', true);
+    const busy = gatedTool('busy');
+    const answers: Array<(approved: boolean) => void> = [];
+    const { calls, call } = recording([asker, refund.tool, busy.tool], {
+      maxConcurrency: 1,
+      onQuestion: () => new Promise(() => {}),
+      onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+    });
+    calls.welcomed({ ...resumed(undefined), resumed: false });
+    call('a1', 'asker');
+    await nextTask();
+    call('g1', 'refund');
+    await nextTask();
+    call('b1', 'busy');
+    await nextTask();
+    expect([busy.started, answers.length]).toEqual([['b1'], 1]);
+    calls.disconnected();
+    // g1 approved with the socket down: first in line, waiting for the resume's owed list.
+    answers[0]?.(true);
+    await nextTask();
+    vi.advanceTimersByTime(30);
+    await nextTask();
+    // a1's question timed out: it is in line behind g1 for the slot b1 holds.
+    busy.letGo('b1');
+    await nextTask();
+    await nextTask();
+    expect([went, refund.started]).toEqual([['timeout'], []]);
+    calls.welcomed(resumed(['a1', 'g1']));
+    await nextTask();
+    await nextTask();
+    expect(refund.started).toEqual(['g1']);
+    refund.letGo('g1');
+    calls.abortAll('test over');
+    calls.dispose();
   });
 
   it('starts queued calls while the socket is down with a service that lists none, and after a new session', async () => {
