@@ -957,8 +957,11 @@ export class Redactor {
         parts.push(key, (value as unknown as Record<PropertyKey, unknown>)[key]);
       return any(value instanceof AggregateError ? [...parts, value.errors] : parts);
     }
+    const entries = webEntries(value);
+    if (entries !== undefined) return any(entries.flat());
+    // What JSON writes, and what `console.log` prints (its own fields, which a `toJSON` may leave out).
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return this.#holds(toJSON.call(value), ancestors, clean);
+    if (typeof toJSON === 'function' && this.#holds(toJSON.call(value), ancestors, clean)) return true;
     for (const [key, item] of Object.entries(value)) {
       if (this.text(key) !== key || this.#holds(item, ancestors, clean)) return true;
     }
@@ -969,7 +972,8 @@ export class Redactor {
    * A deep copy of a JSON-like value (a log line's fields, a widget) with every string and key redacted. A
    * number or BigInt whose digits hold a secret becomes the replacement; an `Error` becomes `{ name, message,
    * stack, code?, cause? }`; a boxed string, number, BigInt or symbol (`new String(…)`) as the primitive it holds;
-   * an object with `toJSON` is copied from what it returns; binary data that holds a
+   * a `Headers` or `URLSearchParams` as its entries; an object with `toJSON` is copied from what it
+   * returns (and found to hold a secret in that or in its own fields); binary data that holds a
    * secret becomes the replacement. Cycles are written `"[Circular]"`, nesting past {@link MAX_REDACT_DEPTH}
    * `"[Too deep]"`: nothing is passed on unread.
    */
@@ -1019,6 +1023,8 @@ export class Redactor {
     // What JSON would write as `{}`: a Map as its entries, a Set as its values.
     if (value instanceof Map) return [...value].map(walk);
     if (value instanceof Set) return [...value].map(walk);
+    const entries = webEntries(value);
+    if (entries !== undefined) return entries.map(walk);
     if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
       return this.bytes(value) ? this.replacement : value;
     }
@@ -1054,6 +1060,17 @@ function unboxed(value: object): unknown {
   if (value instanceof BigInt) return BigInt.prototype.valueOf.call(value);
   if (value instanceof Symbol) return Symbol.prototype.valueOf.call(value);
   return value;
+}
+
+/**
+ * The entries of a `Headers` or `URLSearchParams` (`[name, value]` pairs), which keep them in internal slots: JSON
+ * writes `{}`, but `console.log` prints them (an `authorization` header, a `?key=` parameter); else `undefined`.
+ */
+function webEntries(value: object): unknown[][] | undefined {
+  return (typeof Headers === 'function' && value instanceof Headers) ||
+    (typeof URLSearchParams === 'function' && value instanceof URLSearchParams)
+    ? [...(value as unknown as Iterable<unknown[]>)]
+    : undefined;
 }
 
 /** Most errors of one chain (the error, its causes, inner errors) that {@link Redactor.error} reads. */

@@ -281,6 +281,25 @@ describe('Redactor', () => {
     expect(inspect(copy)).not.toContain('s3cret');
   });
 
+  it('redacts what console.log prints of an error field: Headers, URLSearchParams, fields a toJSON leaves out', () => {
+    const redactor = new Redactor(['s3cret']);
+    const fields = {
+      headers: new Headers({ authorization: 'Bearer s3cret' }),
+      query: new URLSearchParams({ key: 's3cret' }),
+      config: { token: 's3cret', toJSON: () => ({ token: 'hidden' }) },
+    };
+    for (const [name, field] of Object.entries(fields)) {
+      expect([name, redactor.holds(field)]).toEqual([name, true]);
+      const error = Object.assign(new Error('request failed'), { [name]: field });
+      expect([name, inspect(redactor.error(error)).includes('s3cret')]).toEqual([name, false]);
+    }
+    expect(redactor.value(fields)).toEqual({
+      headers: [['authorization', `Bearer ${REDACTED}`]],
+      query: [['key', REDACTED]],
+      config: { token: 'hidden' },
+    });
+  });
+
   it('copies an Error with its stack, code, cause chain and inner errors, redacted', () => {
     const redactor = new Redactor(['s3cret']);
     const inner = Object.assign(new Error('inner s3cret'), { code: 'E_s3cret' });
