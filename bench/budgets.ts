@@ -102,11 +102,15 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 144, calls: 185 } as cons
  * 86,660 B (+120 B, fixes: a value that shares its parts redacted once a part +58 B, a refused approval request ends
  * its call with no `cancelled` result +13 B, a call approved locally while the socket is down waits for the resume
  * +53 B, a question withdrawn while the socket is down withdrawn at the resume −4 B); 86,683 B (+23 B, a fix: a
- * browser's error for a missing `url` or `apiKey` names no environment variable).
+ * browser's error for a missing `url` or `apiKey` names no environment variable); 86,944 B (+261 B, fixes: an error
+ * shared by errors' fields redacted once +25 B, a boxed string or number read for a secret +81 B, a keyed call's permit
+ * kept while its cancelled tool runs +9 B, `process.env` that cannot be read +26 B, a begun call going on past an
+ * approved one while the socket is down +41 B, `Headers`/`URLSearchParams` and `toJSON`-hidden fields in an error's
+ * fields redacted +75 B).
  * Measured in a checkout with its own node_modules: a worktree whose node_modules links to another checkout measures
  * 8 B more (the paths in the bundle are longer).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_683;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_944;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;
