@@ -106,11 +106,12 @@ export const PLAIN_CALL_TRIP = { files: 27, functions: 144, calls: 185 } as cons
  * shared by errors' fields redacted once +25 B, a boxed string or number read for a secret +81 B, a keyed call's permit
  * kept while its cancelled tool runs +9 B, `process.env` that cannot be read +26 B, a begun call going on past an
  * approved one while the socket is down +41 B, `Headers`/`URLSearchParams` and `toJSON`-hidden fields in an error's
- * fields redacted +75 B).
+ * fields redacted +75 B); 86,961 B (+17 B: an approved call goes back in line by a method of its own,
+ * `Slots.whenApprovedInSlot`, not by a flag after an absent lane).
  * Measured in a checkout with its own node_modules: a worktree whose node_modules links to another checkout measures
  * 8 B more (the paths in the bundle are longer).
  */
-export const FIRST_DOWNLOAD_GZIP_BYTES = 86_944;
+export const FIRST_DOWNLOAD_GZIP_BYTES = 86_961;
 
 /** How far below {@link FIRST_DOWNLOAD_GZIP_BYTES} the first download may fall before the budget must be lowered. */
 export const FIRST_DOWNLOAD_SLACK_BYTES = 1_024;

@@ -130,8 +130,18 @@ export function concurrencyStats(concurrency: Concurrency): GateStats {
   return gates.get(concurrency)?.stats ?? { running: 0, waiting: 0 };
 }
 
+/**
+ * A call's permit: its gate and key, and whether the call went on from the gate (`began`: its `execute` began), so
+ * that one ending while its tool still runs keeps the permit until the tool returns ({@link releasePermit}).
+ */
+interface Permit {
+  gate: ConcurrencyGate;
+  key: string;
+  began: boolean;
+}
+
 /** The permit each call holds, by call: given back when the call ends ({@link releasePermit}). */
-const permits = new WeakMap<CallState, { gate: ConcurrencyGate; key: string }>();
+const permits = new WeakMap<CallState, Permit>();
 
 /** Calls waiting at a gate: for a permit, or holding one, for their host's slot (their `execute` has not begun). */
 const atGate = new WeakSet<CallState>();
@@ -150,12 +160,6 @@ export function holdsPermit(call: CallState): boolean {
 }
 
 /**
- * Calls that hold their permit and went on from the gate (their `execute` began): one that ends while its tool
- * still runs keeps its permit until the tool returns.
- */
-const began = new WeakSet<CallState>();
-
-/**
  * The call ended, or (`stillRunning` `false`) its tool returned after it ended: its permit, if any, goes to the next
  * call of its key. `stillRunning`: the call ended (cancelled, timed out) while a phase of it is still pending; once
  * its `execute` began, the permit is kept until that returns (the pipeline calls this again then): a tool that
@@ -163,9 +167,8 @@ const began = new WeakSet<CallState>();
  */
 export function releasePermit(call: CallState, stillRunning = false): void {
   const permit = permits.get(call);
-  if (permit === undefined || (stillRunning && began.has(call))) return;
+  if (permit === undefined || (stillRunning && permit.began)) return;
   permits.delete(call);
-  began.delete(call);
   permit.gate.leave(permit.key);
 }
 
@@ -203,10 +206,10 @@ export function enterGate(
       return;
     }
   }
-  const permit = { gate, key: key as string };
+  const permit: Permit = { gate, key: key as string, began: false };
   const begin = go;
   go = () => {
-    began.add(call);
+    permit.began = true;
     begin();
   };
   const { waits } = call.options;

@@ -207,7 +207,7 @@ export interface ApprovalsOptions {
   socket: Pick<CallSocket, 'send' | 'maxPayloadBytes'>;
   /** The client's redactor: a reason is sent redacted. */
   redactor: Redactor;
-  slots: Pick<Slots, 'park' | 'whenInSlot'>;
+  slots: Pick<Slots, 'park' | 'whenApprovedInSlot'>;
   deadlines: Pick<Deadlines, 'arm'>;
   /** Told of every request, whoever decides it: `service` when the service was asked (an `approval_request`). */
   requested(request: ApprovalRequest, service: boolean): void;
@@ -415,16 +415,11 @@ export class Approvals {
         : true;
     // Cancelled while in line, it ends where it waits: the decision goes nowhere.
     if (frame.approved)
-      this.#options.slots.whenInSlot(
-        execution,
-        (inSlot) => {
-          if (!inSlot) return;
-          this.#options.waitsForDecision(execution, false);
-          decide(decision);
-        },
-        undefined,
-        true,
-      );
+      this.#options.slots.whenApprovedInSlot(execution, (inSlot) => {
+        if (!inSlot) return;
+        this.#options.waitsForDecision(execution, false);
+        decide(decision);
+      });
     else decide({ approved: false, reason: frame.reason ?? '' });
   }
 
@@ -484,21 +479,16 @@ function inSlotIfApproved(
     // Its tool has not begun: while the socket is down it waits for the resume to say the call is still this
     // worker's (the service may have given it to another, which would run it too).
     return new Promise<ApprovalDecision>((resolve) =>
-      options.slots.whenInSlot(
-        held,
-        (inSlot) => {
-          // Cancelled while in line, it ends where it waits (its approval's wait ends at the abort), and the answer
-          // not gone on with stays for the call if it is sent again (`left`).
-          if (!inSlot) return;
-          local.delete(held);
-          decided.set(held, wait);
-          options.waits?.running(callId);
-          options.waitsForDecision(held, false);
-          resolve(decision);
-        },
-        undefined,
-        true,
-      ),
+      options.slots.whenApprovedInSlot(held, (inSlot) => {
+        // Cancelled while in line, it ends where it waits (its approval's wait ends at the abort), and the answer
+        // not gone on with stays for the call if it is sent again (`left`).
+        if (!inSlot) return;
+        local.delete(held);
+        decided.set(held, wait);
+        options.waits?.running(callId);
+        options.waitsForDecision(held, false);
+        resolve(decision);
+      }),
     );
   });
 }

@@ -236,11 +236,28 @@ export class Slots {
    * the call waits for its turn in that lane instead, as a new call would: at once only if a slot is free and
    * nobody is in line.
    *
-   * With `notBegun` (an approved call: its tool has not begun), the call is first in line too, but starts only as
-   * a queued call may: not while the socket is down and the service is to say which calls it still owes
-   * (docs/protocol/calls-no-longer-held.md), since it may have given this one to another worker meanwhile.
+   * An approved call, whose tool has not begun, goes by {@link Slots.whenApprovedInSlot} instead.
    */
-  whenInSlot(execution: Execution, go: (inSlot: boolean) => void, lane?: string, notBegun = false): void {
+  whenInSlot(execution: Execution, go: (inSlot: boolean) => void, lane?: string): void {
+    this.#whenInSlot(execution, go, lane, false);
+  }
+
+  /**
+   * {@link Slots.whenInSlot} for a call approved after a wait for a decision (its tool has not begun): first in line
+   * too, but it starts only as a queued call may: not while the socket is down and the service is to say which calls
+   * it still owes (docs/protocol/calls-no-longer-held.md), since it may have given this one to another worker
+   * meanwhile.
+   */
+  whenApprovedInSlot(execution: Execution, go: (inSlot: boolean) => void): void {
+    this.#whenInSlot(execution, go, undefined, true);
+  }
+
+  #whenInSlot(
+    execution: Execution,
+    go: (inSlot: boolean) => void,
+    lane: string | undefined,
+    notBegun: boolean,
+  ): void {
     const { state } = execution;
     if (state === 'parked') {
       const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
